@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
+# the test suite again under ThreadSanitizer, and a di-bench smoke run. Fails loudly on the first failure.
+#
+# Usage: Scripts/test.sh            # everything
+#        SKIP_TSAN=1 Scripts/test.sh  # skip the ThreadSanitizer pass (local iterations only)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+started=$(date +%s)
+
+log() { printf '\n==> %s\n' "$*"; }
+fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
+need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
+
+for dir in Sources/Provision Tests/ProvisionTests Benchmarks/DIBench; do need_dir "$dir"; done
+
+log "Formatting (swift format lint --strict)"
+swift format lint --strict --recursive Sources Tests Benchmarks || fatal "formatting: run 'swift format format -i -r Sources Tests Benchmarks'"
+
+log "Source rules for the library"
+# No crash on a path user input can reach: no try!, as!, fatalError in the library.
+if grep -rEn 'try!|as! |fatalError\(' Sources/Provision --include='*.swift' | grep -vE '^\S+:\s*///'; then
+    fatal "the library must not use try!, as! or fatalError: throw a ProvisionError instead"
+fi
+# The library depends on the toolchain only.
+if grep -rEn '^\s*(public |internal |@testable )?import (Foundation|FoundationEssentials)' Sources/Provision --include='*.swift'; then
+    fatal "the Provision library must not import Foundation"
+fi
+
+log "Build and test (debug, -warnings-as-errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors || fatal "build"
+swift test --skip-build 2>&1 | tee "$root/.build/test-output.txt" || fatal "tests"
+grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/test-output.txt" || fatal "the test run did not report passing tests"
+
+if [ "${SKIP_TSAN:-0}" != "1" ]; then
+    log "Tests under ThreadSanitizer (scratch path .build-tsan)"
+    swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xswiftc -warnings-as-errors \
+        || fatal "ThreadSanitizer build"
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+        swift test --skip-build --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$root/.build/tsan-output.txt" \
+        || fatal "tests under ThreadSanitizer"
+    if grep -q "WARNING: ThreadSanitizer" "$root/.build/tsan-output.txt"; then
+        fatal "ThreadSanitizer reported a data race"
+    fi
+    grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/tsan-output.txt" \
+        || fatal "the ThreadSanitizer run did not report passing tests"
+fi
+
+log "di-bench smoke run (release, --quick)"
+swift build -c release --product di-bench -Xswiftc -warnings-as-errors || fatal "di-bench build"
+bench_output=$("$root/.build/release/di-bench" --quick) || { printf '%s\n' "$bench_output"; fatal "di-bench --quick"; }
+printf '%s\n' "$bench_output"
+completion=$(printf '%s\n' "$bench_output" | grep -E '^scenarios: [0-9]+, completed: [0-9]+$' || true)
+[ -n "$completion" ] || fatal "di-bench printed no completion line"
+total=$(printf '%s' "$completion" | sed -E 's/^scenarios: ([0-9]+), completed: ([0-9]+)$/\1/')
+done_count=$(printf '%s' "$completion" | sed -E 's/^scenarios: ([0-9]+), completed: ([0-9]+)$/\2/')
+[ "$total" -gt 0 ] && [ "$total" = "$done_count" ] || fatal "di-bench completed $done_count of $total scenarios"
+
+log "All checks passed in $(( $(date +%s) - started )) s"

@@ -1,0 +1,52 @@
+/// Identifies one binding in an injector: a type, and optionally a name.
+///
+/// Two keys are equal when they name the same type and the same name. A named key never matches the
+/// unnamed key of the same type: `Headlight` and `Headlight named "left"` are different bindings.
+///
+/// A key's description is written in Swift syntax, the way errors print it:
+///
+/// ```swift
+/// BindingKey((any PaymentGateway).self, named: "primary").description
+/// // any PaymentGateway named "primary"
+/// ```
+public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
+    /// The bound type.
+    public let type: any Any.Type
+
+    /// The binding's name, or `nil` for the unnamed binding of ``type``.
+    public let name: String?
+
+    @usableFromInline
+    let id: ObjectIdentifier
+
+    /// Creates the key of the binding for `type`, optionally named.
+    ///
+    /// - Parameters:
+    ///   - type: The bound type, for example `Car.self` or `(any Store).self`.
+    ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
+    public init<T>(_ type: T.Type, named name: String? = nil) {
+        self.type = type
+        self.name = name
+        self.id = ObjectIdentifier(type)
+    }
+
+    /// Whether two keys name the same type and the same name.
+    public static func == (lhs: BindingKey, rhs: BindingKey) -> Bool {
+        lhs.id == rhs.id && lhs.name == rhs.name
+    }
+
+    /// Hashes the type's identity and the name.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        if let name {
+            hasher.combine(name)
+        }
+    }
+
+    /// The key in Swift syntax: `Car`, `any Store`, `Headlight named "left"`.
+    public var description: String {
+        let typeName = TypeName.describe(type)
+        guard let name else { return typeName }
+        return "\(typeName) named \"\(name)\""
+    }
+}

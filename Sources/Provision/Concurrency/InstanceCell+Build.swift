@@ -1,0 +1,78 @@
+import Dispatch
+
+extension InstanceCell {
+    private enum GateAction {
+        case ready
+        case wait(SingletonGate)
+        case build(SingletonGate)
+    }
+
+    /// Builds the singleton once, or waits for the thread that is building it.
+    ///
+    /// Called when ``value`` was `nil`. Runs `inner` (the user's factory) with no lock held.
+    ///
+    /// A thread never waits on its own gate: the key is pushed onto the resolution context before the
+    /// factory runs, and a re-entrant request finds it there and throws a cycle error before it reaches
+    /// the gate.
+    func build(_ context: ResolutionContext, using inner: Plan<T>) throws(ProvisionError) -> T {
+        if context.contains(key) {
+            throw ProvisionError.cycle(key, path: [key])
+        }
+        let key = self.key
+        let stripe = injector.registry.stripe(for: key)
+        while true {
+            // Decide under the stripe lock; act after releasing it.
+            let action = stripe.withState { state -> GateAction in
+                // Re-check under the lock: the builder publishes before it removes its gate, so a thread
+                // that finds no gate here either sees the instance or is the next builder.
+                if self.value != nil { return .ready }
+                if var entry = state.gates[key] {
+                    entry.waiters += 1
+                    state.gates[key] = entry
+                    return .wait(entry.gate)
+                }
+                let gate = SingletonGate()
+                state.gates[key] = GateEntry(gate: gate, waiters: 0)
+                return .build(gate)
+            }
+
+            switch action {
+            case .ready:
+                if let value { return value }
+
+            case .wait(let gate):
+                gate.semaphore.wait()
+                switch gate.outcome {
+                case .built:
+                    if let value { return value }
+                case .failed(let error):
+                    throw error
+                case .pending:
+                    break
+                }
+
+            case .build(let gate):
+                let result: Result<T, ProvisionError>
+                do throws(ProvisionError) {
+                    result = .success(try inner.make(context.pushing(key)))
+                } catch {
+                    result = .failure(error)
+                }
+                if case .success(let value) = result {
+                    publish(value)
+                }
+                let waiters = stripe.withState { state in
+                    state.gates.removeValue(forKey: key)?.waiters ?? 0
+                }
+                switch result {
+                case .success: gate.finish(.built)
+                case .failure(let error): gate.finish(.failed(error))
+                }
+                for _ in 0..<waiters {
+                    gate.semaphore.signal()
+                }
+                return try result.get()
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// One stripe of the registry: the bindings whose keys hash to it, and the gates of its singletons
+/// under construction.
+///
+/// Reads take no lock: the stripe's bindings are published as an immutable ``Snapshot`` through one
+/// atomic pointer, and a lookup is one acquiring load plus a dictionary probe. Writers (installing
+/// bindings, installing or removing a singleton gate) take the stripe's mutex; a binding write copies
+/// the stripe's table, publishes the copy, and keeps the old snapshot alive until the stripe is freed,
+/// because a reader on another thread may still be probing it.
+///
+/// The mutex protects the current snapshot, the retired snapshots and the gate table. It is held only
+/// for table updates: never while a factory runs, never while waiting on a semaphore, and never while
+/// another stripe's mutex is taken (except by `Registry.install`, which takes stripes in ascending
+/// index order), so it cannot take part in a deadlock.
+final class RegistryStripe: Sendable {
+    struct State: Sendable {
+        var current: Snapshot
+        var retired: [Snapshot] = []
+        var gates: [BindingKey: GateEntry] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    /// The current snapshot, unretained: `state.current` or `state.retired` keeps it alive for the
+    /// stripe's whole life.
+    private let published: Atomic<Unmanaged<Snapshot>>
+
+    init() {
+        let empty = Snapshot(nodes: [:])
+        self.state = Mutex(State(current: empty))
+        self.published = Atomic(Unmanaged.passUnretained(empty))
+    }
+
+    /// The node bound to `key` in this stripe, without taking a lock.
+    func node(for key: BindingKey) -> (any AnyNode)? {
+        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes[key] }
+    }
+
+    /// Every node in this stripe.
+    var nodes: [any AnyNode] {
+        Array(published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes.values })
+    }
+
+    /// Runs `body` with the stripe's state locked. `body` must not run user code or block.
+    func withState<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+        try state.withLock { state throws(E) in try body(&state) }
+    }
+
+    /// Publishes a new table for this stripe. Call with the state locked (from `withState`).
+    func publish(_ nodes: [BindingKey: any AnyNode], in state: inout State) {
+        let snapshot = Snapshot(nodes: nodes)
+        state.retired.append(state.current)
+        state.current = snapshot
+        published.store(Unmanaged.passUnretained(snapshot), ordering: .releasing)
+    }
+}
+
+/// An immutable table of one stripe's bindings.
+final class Snapshot: Sendable {
+    let nodes: [BindingKey: any AnyNode]
+
+    init(nodes: [BindingKey: any AnyNode]) {
+        self.nodes = nodes
+    }
+}

@@ -1,0 +1,40 @@
+import Dispatch
+import Synchronization
+
+/// The gate that makes a singleton's factory run once while other threads wait for it.
+///
+/// The first thread to need an unbuilt singleton installs a gate for its key in the key's registry
+/// stripe and builds the instance with no lock held. Threads that arrive while the gate is installed
+/// register as waiters (under the stripe lock) and wait on the gate's semaphore. When the build ends,
+/// the builder removes the gate and records the outcome, then signals the semaphore once per registered
+/// waiter. A failed build publishes nothing: every waiter gets the error, and the next request
+/// installs a new gate and tries again.
+final class SingletonGate: Sendable {
+    enum Outcome: Sendable {
+        case pending
+        case built
+        case failed(ProvisionError)
+    }
+
+    /// Signalled once per waiter when the build ends.
+    let semaphore = DispatchSemaphore(value: 0)
+
+    /// Written once by the builder before it signals; read by each waiter after it wakes. The mutex
+    /// orders the write before the reads for every thread (and for ThreadSanitizer), independent of
+    /// the semaphore's own ordering.
+    private let state = Mutex<Outcome>(.pending)
+
+    var outcome: Outcome {
+        state.withLock { $0 }
+    }
+
+    func finish(_ outcome: Outcome) {
+        state.withLock { $0 = outcome }
+    }
+}
+
+/// A gate as the registry stripe tracks it: the gate and how many threads wait on it.
+struct GateEntry: Sendable {
+    let gate: SingletonGate
+    var waiters: Int
+}

@@ -1,0 +1,81 @@
+// The errors Provision raises, in one place so that every message has the same shape: what went wrong,
+// for which key, and how to fix it.
+extension ProvisionError {
+    static func notBound(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
+        let hint: String
+        if let name = key.name {
+            hint =
+                "bind it with binder.bind(\(TypeName.metatypeExpression(key.type)), named: \"\(name)\").to(...); "
+                + "a named request never falls back to the unnamed binding"
+        } else {
+            hint = "bind it in a module: binder.bind(\(TypeName.metatypeExpression(key.type))).to(...)"
+        }
+        return ProvisionError(
+            code: .notBound,
+            key: key,
+            message: "no binding for \(key)",
+            hint: hint,
+            path: path
+        )
+    }
+
+    /// A cycle found while linking, with the whole path known (`App -> A -> B -> A`).
+    static func cycle(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
+        ProvisionError(
+            code: .cycle,
+            key: key,
+            message: "\(key) depends on itself",
+            hint: "break the cycle: inject a Provider or Lazy handle on one edge, or restructure the services",
+            path: path
+        )
+    }
+
+    static func factoryFailed(_ key: BindingKey, cause: any Error) -> ProvisionError {
+        ProvisionError(
+            code: .factoryFailed,
+            key: key,
+            message: "the factory of \(key) threw \(String(describing: type(of: cause)))",
+            hint: "see the cause; a failed singleton is not cached, so a later request tries again",
+            cause: cause,
+            path: [key]
+        )
+    }
+
+    static func duplicateBinding(_ key: BindingKey, at location: SourceLocation?, reason: String) -> ProvisionError {
+        ProvisionError(
+            code: .duplicateBinding,
+            key: key,
+            message: "\(key) is bound twice: \(reason)",
+            hint: "remove one of the bindings, or move the override into a later module",
+            location: location
+        )
+    }
+
+    static func incompleteBinding(_ key: BindingKey, at location: SourceLocation) -> ProvisionError {
+        ProvisionError(
+            code: .incompleteBinding,
+            key: key,
+            message: "bind(\(TypeName.metatypeExpression(key.type))) was never given a target",
+            hint: "finish the binding with .to(...) or .toInstance(...)",
+            location: location
+        )
+    }
+
+    static func configurationFailed(_ module: any Module, cause: any Error) -> ProvisionError {
+        ProvisionError(
+            code: .configurationFailed,
+            key: nil,
+            message:
+                "\(TypeName.describe(type(of: module))).configure(_:) threw \(String(describing: type(of: cause)))",
+            hint: "see the cause; the injector was not created",
+            cause: cause
+        )
+    }
+
+    /// The error's message for a cycle found at run time, where only the closing key is known when
+    /// the error is created; the rest of the path is prepended as the error propagates.
+    var cycleDescription: String? {
+        guard code == .cycle, let last = path.last, let start = path.firstIndex(of: last) else { return nil }
+        return path[start...].map(\.description).joined(separator: " -> ")
+    }
+}

@@ -1,0 +1,109 @@
+/// The error every Provision API throws.
+///
+/// A `ProvisionError` says what went wrong (``code``), for which binding (``key``), along which
+/// resolution path (``path``, outermost request first), and how to fix it (``hint``). Its
+/// ``description`` puts all of that in one message:
+///
+/// ```
+/// Provision.ProvisionError (not bound): no binding for any PaymentGateway
+///   path: App -> Checkout -> any PaymentGateway
+///   hint: bind it in a module: binder.bind((any PaymentGateway).self).to(...)
+/// ```
+///
+/// Match on ``code`` to handle a kind of failure; the codes are open for extension, so a `switch`
+/// over them needs a `default` case:
+///
+/// ```swift
+/// do {
+///     let car = try injector.get(Car.self)
+/// } catch where error.code == .notBound {
+///     // configure a fallback
+/// }
+/// ```
+///
+/// Two errors compare equal when their codes are equal.
+public struct ProvisionError: Error, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public let code: Code
+
+    /// The binding the failure is about, when there is one: the missing binding, the binding whose
+    /// factory threw, the binding that closes a cycle.
+    public let key: BindingKey?
+
+    /// The binding's declared location, for configuration errors about a specific `bind` call.
+    public let location: SourceLocation?
+
+    /// A one-sentence explanation of the failure.
+    public let message: String
+
+    /// A one-line suggestion to fix it.
+    public let hint: String
+
+    /// The error that caused this one: what a factory threw, for ``Code/factoryFailed``.
+    public let cause: (any Error)?
+
+    /// The resolution path, stored innermost request first so that propagating an error up through
+    /// nested resolutions only appends.
+    private var reversedPath: [BindingKey]
+
+    init(
+        code: Code,
+        key: BindingKey?,
+        message: String,
+        hint: String,
+        cause: (any Error)? = nil,
+        location: SourceLocation? = nil,
+        path: [BindingKey] = []
+    ) {
+        self.code = code
+        self.key = key
+        self.message = message
+        self.hint = hint
+        self.cause = cause
+        self.location = location
+        self.reversedPath = path.reversed()
+    }
+
+    /// The chain of requests that led to the failure, outermost first: for `App -> Store -> any DB`
+    /// the user asked for `App`, which needed `Store`, which needed `any DB`. Empty for errors raised
+    /// outside a resolution, such as a duplicate binding found while an injector is created.
+    public var path: [BindingKey] {
+        reversedPath.reversed()
+    }
+
+    /// The path in Swift syntax, outermost first: `App -> Checkout -> any PaymentGateway`.
+    public var pathDescription: String {
+        path.map(\.description).joined(separator: " -> ")
+    }
+
+    /// Returns this error with `key` recorded as the request that led to it.
+    func prepending(_ key: BindingKey) -> ProvisionError {
+        var copy = self
+        copy.reversedPath.append(key)
+        return copy
+    }
+
+    /// Whether two errors have the same ``code``.
+    public static func == (lhs: ProvisionError, rhs: ProvisionError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// The whole message: code, explanation, path, cycle, declaration site, cause and hint.
+    public var description: String {
+        var text = "ProvisionError (\(code)): \(message)"
+        if !reversedPath.isEmpty {
+            text += "\n  path: \(pathDescription)"
+        }
+        if let cycle = cycleDescription {
+            text += "\n  cycle: \(cycle)"
+        }
+        if let location {
+            text += "\n  declared at: \(location)"
+        }
+        if let cause {
+            text += "\n  cause: \(String(describing: cause))"
+        }
+        text += "\n  hint: \(hint)"
+        return text
+    }
+}

@@ -1,0 +1,45 @@
+extension Injector {
+    /// Returns the instance bound to `type`, optionally named.
+    ///
+    /// ```swift
+    /// let car = try injector.get(Car.self)
+    /// let left = try injector.get(Headlight.self, named: "left")
+    /// let store: any Store = try injector.get()
+    /// ```
+    ///
+    /// The first request for a binding links it and every binding it depends on (checking that they
+    /// exist and form no cycle) before anything is built; later requests run the linked plan directly.
+    ///
+    /// - Parameters:
+    ///   - type: The type to resolve; can be omitted where the context tells it.
+    ///   - name: The binding's name; `nil` (the default) for the unnamed binding. A named request
+    ///     never falls back to the unnamed binding.
+    /// - Returns: A new instance for a transient binding; the shared instance for a singleton.
+    /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/notBound`` (the key or a dependency has
+    ///   no binding), ``ProvisionError/Code/cycle`` (the service depends on itself), or
+    ///   ``ProvisionError/Code/factoryFailed`` (a factory threw). The error's path shows the chain of
+    ///   requests that led to it.
+    /// - Complexity: After the first request, one lock-free table lookup plus the work of the
+    ///   factories; a built singleton costs one atomic load.
+    public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
+        try resolve(BindingKey(type, named: name), as: type, context: .root)
+    }
+
+    func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
+        guard let node = node(for: key, as: type) else {
+            throw ProvisionError.notBound(key, path: [key])
+        }
+        if let plan = node.plan {
+            return try plan.make(context)
+        }
+        return try Linker().plan(for: node).make(context)
+    }
+
+    /// The node bound to `key`, whose type is `T`.
+    func node<T>(for key: BindingKey, as type: T.Type) -> Node<T>? {
+        guard let node = registry.node(for: key) else { return nil }
+        // Every node stored under a key for `T` is a `Node<T>`: nodes are created from generic records
+        // whose key is made from the same `T` (see `Binder.setRecipe`).
+        return unsafeDowncast(node, to: Node<T>.self)
+    }
+}

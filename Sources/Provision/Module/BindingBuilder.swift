@@ -1,0 +1,95 @@
+/// Finishes a binding started with ``Binder/bind(_:named:fileID:line:)``: says what the key is bound to.
+///
+/// - `to(Car.init(engine:brakes:))`: a constructor binding. The injector resolves each parameter's type
+///   and calls the function; the parameter types are the binding's declared dependencies.
+/// - `to { resolver in ... }`: a closure binding, for anything a constructor can't express.
+/// - `toInstance(value)`: always the given value.
+///
+/// The first two return a ``ScopeBuilder`` to choose the scope.
+public struct BindingBuilder<T> {
+    let binder: Binder
+    let index: Int
+
+    /// Binds to a function (usually an initializer) whose parameters are resolved from the injector.
+    ///
+    /// ```swift
+    /// binder.bind(Car.self).to(Car.init(engine:brakes:))
+    /// binder.bind((any Store).self).to(SQLStore.init(pool:))
+    /// ```
+    ///
+    /// Each parameter is resolved as the unnamed binding of its type, every time the binding builds a
+    /// value. If `factory` throws, the request fails with ``ProvisionError/Code/factoryFailed``.
+    ///
+    /// - Parameter factory: Builds the value from its dependencies.
+    /// - Returns: A builder to set the binding's scope (transient by default).
+    @discardableResult
+    public func to<each Dependency>(
+        _ factory: @escaping @Sendable (repeat each Dependency) throws -> T
+    ) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.constructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    /// Binds to a closure that resolves what it needs through the given ``Resolver``.
+    ///
+    /// ```swift
+    /// binder.bind(Clock.self).to { resolver in
+    ///     SystemClock(timeZone: try resolver.get(TimeZoneSetting.self))
+    /// }
+    /// ```
+    ///
+    /// The closure's dependencies are only known when it runs, so they are checked then.
+    ///
+    /// - Parameter provider: Builds the value; runs with no lock held, on the requesting thread.
+    /// - Returns: A builder to set the binding's scope (transient by default).
+    @discardableResult
+    public func to(_ provider: @escaping @Sendable (Resolver) throws -> T) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.closure(provider), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+}
+
+extension BindingBuilder where T: Sendable {
+    /// Binds to an existing value: every request returns `instance`.
+    ///
+    /// ```swift
+    /// binder.bind(Config.self).toInstance(Config(port: 8080))
+    /// ```
+    ///
+    /// An instance binding behaves as a singleton that is already built.
+    ///
+    /// - Parameter instance: The value to return. It is shared by every thread, so it must be
+    ///   `Sendable`.
+    public func toInstance(_ instance: T) {
+        binder.setRecipe(Recipe.instance(instance), at: index)
+        binder.setScope(.singleton, at: index)
+    }
+}
+
+/// Sets the scope of a binding.
+public struct ScopeBuilder<T> {
+    let binder: Binder
+    let index: Int
+}
+
+extension ScopeBuilder where T: Sendable {
+    /// Sets how long the binding's instances live.
+    ///
+    /// ```swift
+    /// binder.bind(Clock.self).to(SystemClock.init).in(.singleton)
+    /// ```
+    ///
+    /// A singleton is shared by every thread, so singleton bindings need a `Sendable` type.
+    ///
+    /// - Parameter scope: ``Scope/transient`` (the default) or ``Scope/singleton``.
+    public func `in`(_ scope: Scope) {
+        binder.setScope(scope, at: index)
+    }
+}
+
+// Builders are used on the configuring thread only, like the binder they write to.
+@available(*, unavailable)
+extension BindingBuilder: Sendable {}
+
+@available(*, unavailable)
+extension ScopeBuilder: Sendable {}

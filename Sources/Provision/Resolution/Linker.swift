@@ -1,0 +1,42 @@
+/// Turns recipes into plans, depth first, finding missing bindings and static cycles on the way.
+///
+/// Linking a binding links every binding it depends on (unless already linked), so the first request
+/// for a root links its whole static subgraph once; later requests find the plan published on the node
+/// and run it directly. The linker's stack is the resolution path, so a missing dependency or a cycle
+/// is reported with the full path (`App -> Store -> any DB`) before anything is constructed.
+///
+/// Invariant: a node's plan is published only after the plans of all its static dependencies were
+/// published, so the published plans form an acyclic graph and a linked node never needs re-checking.
+///
+/// A linker is used by one thread for one link operation and then dropped.
+final class Linker {
+    private var stack: [BindingKey] = []
+    private var onStack: Set<BindingKey> = []
+
+    /// The plan for `node`, linking it if needed.
+    func plan<T>(for node: Node<T>) throws(ProvisionError) -> Plan<T> {
+        if let plan = node.plan { return plan }
+        let key = node.key
+        if onStack.contains(key) {
+            throw ProvisionError.cycle(key, path: stack + [key])
+        }
+        stack.append(key)
+        onStack.insert(key)
+        defer {
+            stack.removeLast()
+            onStack.remove(key)
+        }
+        let inner = try node.recipe.link(self, node)
+        return node.publish(node.scoped(inner))
+    }
+
+    /// The plan for the unnamed binding of `type`, a dependency of `dependent`, looked up in the
+    /// injector that owns `dependent`.
+    func plan<D, P>(for type: D.Type, below dependent: Node<P>) throws(ProvisionError) -> Plan<D> {
+        let key = BindingKey(type)
+        guard let node = dependent.injector.node(for: key, as: type) else {
+            throw ProvisionError.notBound(key, path: stack + [key])
+        }
+        return try plan(for: node)
+    }
+}

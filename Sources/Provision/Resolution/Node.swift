@@ -1,0 +1,102 @@
+import Synchronization
+
+/// A binding inside one injector: its key, scope and recipe, the plan linked from it, and for a
+/// singleton the published instance.
+///
+/// Nodes are created when a module's bindings are installed and never change afterwards except through
+/// two write-once atomic slots: ``plan`` (set when the binding is first linked) and the singleton
+/// instance (set when the singleton is first built). Both are read with a single acquiring load.
+protocol AnyNode: AnyObject, Sendable {
+    var key: BindingKey { get }
+    var scope: Scope { get }
+    var location: SourceLocation { get }
+    var isLinked: Bool { get }
+}
+
+final class Node<T>: AnyNode {
+    let key: BindingKey
+    let scope: Scope
+    let location: SourceLocation
+    let recipe: Recipe<T>
+
+    /// The injector that owns this node. Unowned: the injector owns its registry, which owns the node.
+    /// Every path into a node's plan holds a strong reference to the injector for the duration of the
+    /// call (`Injector.get` runs on it, a ``Resolver`` holds it), so the reference is always valid
+    /// while a plan runs.
+    unowned let injector: Injector
+
+    /// The linked plan, published once. The pointer is retained by this node (released in `deinit`).
+    private let linkedPlan = Atomic<Unmanaged<Plan<T>>?>(nil)
+
+    /// The singleton instance, published once. Shared with the singleton plan, which reads it without
+    /// touching the node.
+    let cell: InstanceCell<T>
+
+    init(key: BindingKey, scope: Scope, location: SourceLocation, recipe: Recipe<T>, injector: Injector) {
+        self.key = key
+        self.scope = scope
+        self.location = location
+        self.recipe = recipe
+        self.injector = injector
+        self.cell = InstanceCell(key: key, injector: injector)
+        if let value = recipe.instance {
+            cell.publish(value)
+        }
+    }
+
+    deinit {
+        linkedPlan.load(ordering: .acquiring)?.release()
+    }
+
+    var isLinked: Bool {
+        linkedPlan.load(ordering: .acquiring) != nil
+    }
+
+    /// The linked plan, if the node was linked already.
+    var plan: Plan<T>? {
+        linkedPlan.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
+
+    /// Publishes `candidate` unless another thread linked this node first; returns the plan that won.
+    ///
+    /// Linking is idempotent and side-effect free, so two threads linking the same node at once
+    /// both compute a plan and the first to publish wins; the loser's plan is dropped.
+    func publish(_ candidate: Plan<T>) -> Plan<T> {
+        let retained = Unmanaged.passRetained(candidate)
+        let (exchanged, current) = linkedPlan.compareExchange(
+            expected: nil,
+            desired: retained,
+            ordering: .acquiringAndReleasing
+        )
+        if exchanged { return candidate }
+        retained.release()
+        // `current` is non-nil: the exchange failed because another plan was published.
+        return current?.takeUnretainedValue() ?? candidate
+    }
+
+    /// Wraps the recipe's plan with this node's scope.
+    func scoped(_ inner: Plan<T>) -> Plan<T> {
+        switch scope.kind {
+        case .transient:
+            return inner
+        case .singleton:
+            if recipe.instance != nil { return inner }
+            // The plan holds the cell, not the node: the node owns the plan, so capturing the node
+            // would be a retain cycle.
+            let cell = self.cell
+            return Plan { context throws(ProvisionError) in
+                if let value = cell.value {
+                    return value
+                }
+                return try cell.build(context, using: inner)
+            }
+        }
+    }
+}
+
+// Node<T> stores values of T (singletons) that it hands to any thread. The public API only accepts
+// singleton and instance bindings for `Sendable` types (`ScopeBuilder.in(_:)` and
+// `BindingBuilder.toInstance(_:)` require `T: Sendable`), so every T a node shares is Sendable; the
+// compiler cannot see that through the unconstrained generic parameter. All other state is immutable
+// or behind atomics.
+extension Node: @unchecked Sendable {}

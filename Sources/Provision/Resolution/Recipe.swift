@@ -1,0 +1,88 @@
+/// How a binding builds its value, before linking: the unlinked half of a ``Plan``.
+///
+/// A recipe knows the keys it depends on (for validation and diagrams) and how to turn itself into a
+/// plan once the plans of those dependencies exist.
+struct Recipe<T> {
+    enum Dependencies: Sendable {
+        /// The binding's dependencies are known from its signature.
+        case known([BindingKey])
+        /// The binding is a closure that calls the resolver itself: its dependencies are only known
+        /// when it runs.
+        case dynamic
+    }
+
+    /// Turns the recipe into a plan for `node`, linking the dependencies through `linker`. The plan
+    /// returned here builds a fresh value; scope handling (singleton caching) is added by the node.
+    typealias Link = @Sendable (Linker, Node<T>) throws(ProvisionError) -> Plan<T>
+
+    let dependencies: Dependencies
+    let link: Link
+    /// For instance bindings: the value, already built.
+    let instance: T?
+}
+
+extension Recipe where T: Sendable {
+    static func instance(_ value: T) -> Recipe {
+        Recipe(dependencies: .known([]), link: { _, _ in Plan { _ in value } }, instance: value)
+    }
+}
+
+extension Recipe {
+    /// A constructor binding: `f`'s parameter types are the dependencies.
+    static func constructor<each D>(_ f: @escaping @Sendable (repeat each D) throws -> T) -> Recipe {
+        var keys: [BindingKey] = []
+        for type in repeat (each D).self {
+            keys.append(BindingKey(type))
+        }
+        return Recipe(
+            dependencies: .known(keys),
+            link: { linker, node throws(ProvisionError) in
+                let key = node.key
+                let plans = (repeat try linker.plan(for: (each D).self, below: node))
+                return Plan { context throws(ProvisionError) in
+                    let values: (repeat each D)
+                    do throws(ProvisionError) {
+                        values = (repeat try (each plans).make(context))
+                    } catch {
+                        throw error.prepending(key)
+                    }
+                    do {
+                        return try f(repeat each values)
+                    } catch {
+                        throw ProvisionError.factoryFailed(key, cause: error)
+                    }
+                }
+            },
+            instance: nil
+        )
+    }
+
+    /// A closure binding: the closure resolves what it needs through the ``Resolver`` it is given.
+    static func closure(_ body: @escaping @Sendable (Resolver) throws -> T) -> Recipe {
+        Recipe(
+            dependencies: .dynamic,
+            link: { _, node in
+                let key = node.key
+                let injector = node.injector
+                // A singleton's build already pushed its key (see Node.buildSingleton); pushing it again
+                // here would make the closure find itself on the path.
+                let tracksPath = node.scope != .singleton
+                return Plan { context throws(ProvisionError) in
+                    var inner = context
+                    if tracksPath {
+                        if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
+                        inner = context.pushing(key)
+                    }
+                    do {
+                        return try body(Resolver(injector: injector, context: inner))
+                    } catch let error as ProvisionError {
+                        throw error.prepending(key)
+                    } catch {
+                        throw ProvisionError.factoryFailed(key, cause: error)
+                    }
+                }
+            },
+            instance: nil
+        )
+    }
+}

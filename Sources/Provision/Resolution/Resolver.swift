@@ -1,0 +1,34 @@
+/// Resolves dependencies inside a closure binding, keeping track of the resolution path.
+///
+/// A closure binding receives a `Resolver` and asks it for what it needs:
+///
+/// ```swift
+/// binder.bind(Clock.self).to { resolver in
+///     SystemClock(timeZone: try resolver.get(TimeZoneSetting.self))
+/// }
+/// ```
+///
+/// Resolve through the resolver, not through the injector, so that a cycle through the closure is
+/// reported with its path instead of overflowing the stack. A resolver is only valid while the closure
+/// that received it runs: don't store it or send it to another thread (inject a handle such as a
+/// factory closure instead).
+public struct Resolver {
+    let injector: Injector
+    let context: ResolutionContext
+
+    /// Resolves the binding for `type`, optionally named.
+    ///
+    /// - Parameters:
+    ///   - type: The type to resolve; can be omitted where the context tells it.
+    ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
+    /// - Returns: The instance the binding provides.
+    /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/notBound``,
+    ///   ``ProvisionError/Code/cycle`` or ``ProvisionError/Code/factoryFailed``.
+    public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
+        try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+    }
+}
+
+// A resolver carries one thread's resolution path and is valid only while its closure runs.
+@available(*, unavailable)
+extension Resolver: Sendable {}

@@ -1,0 +1,70 @@
+import Provision
+import Synchronization
+
+// The car fixtures of the original frameworks' specs, in Swift.
+
+final class Engine: Sendable {}
+
+final class Brakes: Sendable {}
+
+final class Car: Sendable {
+    let engine: Engine
+    let brakes: Brakes
+
+    init(engine: Engine, brakes: Brakes) {
+        self.engine = engine
+        self.brakes = brakes
+    }
+}
+
+protocol GearBox: Sendable {
+    var gears: Int { get }
+}
+
+final class AfterMarketGearBox: GearBox {
+    let gears = 6
+}
+
+final class Headlight: Sendable {
+    let brand: String
+
+    init(brand: String = "stock") {
+        self.brand = brand
+    }
+}
+
+struct Config: Sendable, Equatable {
+    var port: Int
+}
+
+/// An error a test factory throws on purpose.
+struct ExpectedFailure: Error, Equatable {
+    var id = 0
+}
+
+/// Counts calls across threads.
+final class Counter: Sendable {
+    private let count = Atomic(0)
+
+    @discardableResult
+    func increment() -> Int {
+        count.add(1, ordering: .relaxed).newValue
+    }
+
+    var value: Int {
+        count.load(ordering: .relaxed)
+    }
+}
+
+/// A module made of a closure, for tests that need a one-off set of bindings.
+struct TestModule: Module {
+    let body: @Sendable (Binder) throws -> Void
+
+    init(_ body: @escaping @Sendable (Binder) throws -> Void) {
+        self.body = body
+    }
+
+    func configure(_ binder: Binder) throws {
+        try body(binder)
+    }
+}

@@ -1,0 +1,31 @@
+import Dispatch
+import Foundation
+
+/// Runs `body(index)` on `count` new threads (real threads, not a pool capped at the core count) and
+/// waits for all of them, failing instead of hanging when they don't finish within `timeout` seconds.
+///
+/// - Returns: `true` when every thread finished in time.
+func runThreads(_ count: Int, timeout: Double = 120, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    return group.wait(timeout: .now() + timeout) == .success
+}
+
+/// Waits until `condition` holds, yielding the processor between checks; gives up after `timeout`
+/// seconds. For waiting on a state another thread reaches (not for passing time).
+func waitUntil(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + timeout
+    while !condition() {
+        if DispatchTime.now() > deadline { return false }
+        sched_yield()
+    }
+    return true
+}
