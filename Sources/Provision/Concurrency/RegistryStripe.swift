@@ -20,7 +20,7 @@ final class RegistryStripe: Sendable {
         var gates: [BindingKey: GateEntry] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// The current snapshot, unretained: `state.current` or `state.retired` keeps it alive for the
     /// stripe's whole life.
@@ -28,7 +28,7 @@ final class RegistryStripe: Sendable {
 
     init() {
         let empty = Snapshot(nodes: [:])
-        self.state = Mutex(State(current: empty))
+        self.state = Locked(State(current: empty))
         self.published = Atomic(Unmanaged.passUnretained(empty))
     }
 
@@ -44,7 +44,7 @@ final class RegistryStripe: Sendable {
 
     /// Runs `body` with the stripe's state locked. `body` must not run user code or block.
     func withState<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        try state.withLock { state throws(E) in try body(&state) }
+        try state.withLock(body)
     }
 
     /// Publishes a new table for this stripe. Call with the state locked (from `withState`).

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The gate that makes a singleton's factory run once while other threads wait for it.
 ///
@@ -22,7 +21,7 @@ final class SingletonGate: Sendable {
     /// Written once by the builder before it signals; read by each waiter after it wakes. The mutex
     /// orders the write before the reads for every thread (and for ThreadSanitizer), independent of
     /// the semaphore's own ordering.
-    private let state = Mutex<Outcome>(.pending)
+    private let state = Locked<Outcome>(.pending)
 
     var outcome: Outcome {
         state.withLock { $0 }

@@ -50,8 +50,8 @@ struct FailingSingletonTests {
         factory.hold.store(true, ordering: .sequentiallyConsistent)
         let injector = try makeInjector(factory)
         let requesters = 8
-        let codes = Mutex<[ProvisionError.Code]>([])
-        let causes = Mutex<[Int]>([])
+        let codes = Locked<[ProvisionError.Code]>([])
+        let causes = Locked<[Int]>([])
         let allQueued = Atomic(false)
 
         // Thread 0 watches: once one requester is inside the factory and the other seven are queued on
@@ -119,7 +119,7 @@ struct FailingSingletonTests {
         #expect(factory.runs.value <= threads * rounds)
 
         factory.failing.store(false, ordering: .sequentiallyConsistent)
-        let instances = Mutex<Set<ObjectIdentifier>>([])
+        let instances = Locked<Set<ObjectIdentifier>>([])
         let recovered = runThreads(threads) { _ in
             barrier.arriveAndWait()
             if let engine = try? injector.get(Engine.self) {

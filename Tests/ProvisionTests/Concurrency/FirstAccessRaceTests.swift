@@ -1,6 +1,7 @@
-import Provision
 import Synchronization
 import Testing
+
+@testable import Provision
 
 @Suite("First-access races")
 struct FirstAccessRaceTests {
@@ -8,7 +9,7 @@ struct FirstAccessRaceTests {
     final class Round: Sendable {
         let injector: Injector
         let factoryRuns = Counter()
-        let instances = Mutex<[ObjectIdentifier]>([])
+        let instances = Locked<[ObjectIdentifier]>([])
         let failures = Counter()
 
         init() throws {
@@ -71,7 +72,7 @@ struct FirstAccessRaceTests {
             }
         )
         let barrier = Barrier(count: threads)
-        let engines = Mutex<Set<ObjectIdentifier>>([])
+        let engines = Locked<Set<ObjectIdentifier>>([])
         let finished = runThreads(threads) { _ in
             barrier.arriveAndWait()
             for _ in 0..<200 {

@@ -1,6 +1,8 @@
 import Dispatch
 import Synchronization
 
+@testable import Provision
+
 /// A reusable barrier: `arriveAndWait()` returns once `count` threads have arrived, then resets.
 ///
 /// Each generation has its own semaphore, so a fast thread that reaches the next generation's barrier
@@ -12,7 +14,7 @@ final class Barrier: Sendable {
     }
 
     let count: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(count: Int) {
         precondition(count > 0, "a barrier needs at least one thread")
