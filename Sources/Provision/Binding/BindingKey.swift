@@ -24,6 +24,7 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - type: The bound type, for example `Car.self` or `(any Store).self`.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
+    @inlinable
     public init<T>(_ type: T.Type, named name: String? = nil) {
         self.type = type
         self.name = name

@@ -25,6 +25,10 @@ public struct Scope: Hashable, Sendable, CustomStringConvertible {
     /// One instance per injector, built once on first use and shared afterwards.
     public static let singleton = Scope(.singleton)
 
+    @usableFromInline var isSingleton: Bool {
+        kind == .singleton
+    }
+
     /// The scope's name: `transient` or `singleton`.
     public var description: String {
         switch kind {

@@ -14,6 +14,7 @@ extension InstanceCell {
     /// A thread never waits on its own gate: the key is pushed onto the resolution context before the
     /// factory runs, and a re-entrant request finds it there and throws a cycle error before it reaches
     /// the gate.
+    @usableFromInline
     func build(_ context: ResolutionContext, using inner: Plan<T>) throws(ProvisionError) -> T {
         if context.contains(key) {
             throw ProvisionError.cycle(key, path: [key])

@@ -5,34 +5,54 @@
 /// stripe the batch touches, in ascending stripe order (so two concurrent installs cannot deadlock),
 /// checks that none of the keys is bound yet, and publishes all of them before unlocking: a concurrent
 /// reader sees either none or all of a stripe's new bindings, and no registration is ever lost.
-final class Registry: Sendable {
+@usableFromInline
+final class Registry {
     private let stripes: [RegistryStripe]
-    private let shift: UInt64
+    /// The stripes again, unretained, for the lock-free lookup path (no bounds check, no retain).
+    /// `stripes` keeps them alive for the registry's whole life.
+    @usableFromInline let stripeTable: UnsafeMutablePointer<Unmanaged<RegistryStripe>>
+    @usableFromInline let stripeShift: UInt
 
     init(stripeCount: Int) {
         // A power of two between 1 and 1024.
         var count = 1
         while count < min(max(stripeCount, 1), 1024) { count <<= 1 }
-        self.stripes = (0..<count).map { _ in RegistryStripe() }
-        self.shift = UInt64(64 - count.trailingZeroBitCount)
+        let stripes = (0..<count).map { _ in RegistryStripe() }
+        self.stripes = stripes
+        self.stripeTable = .allocate(capacity: count)
+        for (index, stripe) in stripes.enumerated() {
+            (stripeTable + index).initialize(to: Unmanaged.passUnretained(stripe))
+        }
+        // With one stripe the shift is 64, and Swift's `>>` then yields 0: every key in stripe 0.
+        self.stripeShift = UInt(64 - count.trailingZeroBitCount)
+    }
+
+    deinit {
+        stripeTable.deallocate()
     }
 
     var stripeCount: Int { stripes.count }
 
     /// The stripe that holds `key`. Fibonacci hashing of the type's identity: cheap, and spreads the
     /// aligned metadata pointers evenly. Names do not take part, so all names of a type share a stripe.
+    @inlinable
     func stripeIndex(for key: BindingKey) -> Int {
-        guard stripes.count > 1 else { return 0 }
-        let bits = UInt64(UInt(bitPattern: key.id))
-        return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        Int(bitPattern: (UInt(bitPattern: key.id) &* 0x9E37_79B9_7F4A_7C15) >> stripeShift)
     }
 
     func stripe(for key: BindingKey) -> RegistryStripe {
         stripes[stripeIndex(for: key)]
     }
 
-    func node(for key: BindingKey) -> (any AnyNode)? {
-        stripe(for: key).node(for: key)
+    /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
+    @inlinable
+    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
+        stripeTable[stripeIndex(for: key)]._withUnsafeGuaranteedRef { $0.node(for: key) }
+    }
+
+    /// The node bound to `key`, retained.
+    func retainedNode(for key: BindingKey) -> (any AnyNode)? {
+        stripe(for: key).retainedNode(for: key)
     }
 
     /// Every node of the injector, in no particular order.
@@ -80,3 +100,6 @@ final class Registry: Sendable {
         }
     }
 }
+
+// The stripe table is written only in `init` and freed in `deinit`; every stripe is itself Sendable.
+extension Registry: @unchecked Sendable {}

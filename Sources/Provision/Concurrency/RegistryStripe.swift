@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// One stripe of the registry: the bindings whose keys hash to it, and the gates of its singletons
 /// under construction.
@@ -13,6 +13,7 @@ import Synchronization
 /// for table updates: never while a factory runs, never while waiting on a semaphore, and never while
 /// another stripe's mutex is taken (except by `Registry.install`, which takes stripes in ascending
 /// index order), so it cannot take part in a deadlock.
+@usableFromInline
 final class RegistryStripe: Sendable {
     struct State: Sendable {
         var current: Snapshot
@@ -24,7 +25,7 @@ final class RegistryStripe: Sendable {
 
     /// The current snapshot, unretained: `state.current` or `state.retired` keeps it alive for the
     /// stripe's whole life.
-    private let published: Atomic<Unmanaged<Snapshot>>
+    @usableFromInline let published: Atomic<Unmanaged<Snapshot>>
 
     init() {
         let empty = Snapshot(nodes: [:])
@@ -32,8 +33,15 @@ final class RegistryStripe: Sendable {
         self.published = Atomic(Unmanaged.passUnretained(empty))
     }
 
-    /// The node bound to `key` in this stripe, without taking a lock.
-    func node(for key: BindingKey) -> (any AnyNode)? {
+    /// The node bound to `key` in this stripe, without taking a lock. Unretained: every snapshot stays
+    /// alive as long as the stripe, and the stripe as long as its injector.
+    @inlinable
+    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
+        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.node(for: key) }
+    }
+
+    /// The node bound to `key` in this stripe, retained.
+    func retainedNode(for key: BindingKey) -> (any AnyNode)? {
         published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes[key] }
     }
 
@@ -53,14 +61,5 @@ final class RegistryStripe: Sendable {
         state.retired.append(state.current)
         state.current = snapshot
         published.store(Unmanaged.passUnretained(snapshot), ordering: .releasing)
-    }
-}
-
-/// An immutable table of one stripe's bindings.
-final class Snapshot: Sendable {
-    let nodes: [BindingKey: any AnyNode]
-
-    init(nodes: [BindingKey: any AnyNode]) {
-        self.nodes = nodes
     }
 }

@@ -1,6 +1,7 @@
 // The errors Provision raises, in one place so that every message has the same shape: what went wrong,
 // for which key, and how to fix it.
 extension ProvisionError {
+    @usableFromInline
     static func notBound(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
         let hint: String
         if let name = key.name {
@@ -20,6 +21,7 @@ extension ProvisionError {
     }
 
     /// A cycle found while linking, with the whole path known (`App -> A -> B -> A`).
+    @usableFromInline
     static func cycle(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
         ProvisionError(
             code: .cycle,
@@ -30,6 +32,7 @@ extension ProvisionError {
         )
     }
 
+    @usableFromInline
     static func factoryFailed(_ key: BindingKey, cause: any Error) -> ProvisionError {
         ProvisionError(
             code: .factoryFailed,

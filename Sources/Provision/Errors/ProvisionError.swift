@@ -77,6 +77,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
     }
 
     /// Returns this error with `key` recorded as the request that led to it.
+    @usableFromInline
     func prepending(_ key: BindingKey) -> ProvisionError {
         var copy = self
         copy.reversedPath.append(key)

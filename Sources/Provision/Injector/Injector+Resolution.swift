@@ -1,3 +1,5 @@
+public import Synchronization
+
 extension Injector {
     /// Returns the instance bound to `type`, optionally named.
     ///
@@ -21,25 +23,34 @@ extension Injector {
     ///   requests that led to it.
     /// - Complexity: After the first request, one lock-free table lookup plus the work of the
     ///   factories; a built singleton costs one atomic load.
+    @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         try resolve(BindingKey(type, named: name), as: type, context: .root)
     }
 
+    /// Resolves `key` with `context`'s resolution path. Inlinable, like ``get(_:named:)``, so that the
+    /// caller's specialization reaches the plan call: a linked binding costs a lookup and a closure call.
+    @inlinable
     func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
         guard let node = node(for: key, as: type) else {
             throw ProvisionError.notBound(key, path: [key])
         }
-        if let plan = node.plan {
-            return try plan.make(context)
+        guard let plan = node.linkedPlan.load(ordering: .acquiring) else {
+            return try node.linkAndMake(context)
         }
-        return try Linker().plan(for: node).make(context)
+        // The node keeps its plan alive: call it without retaining it.
+        let result = plan._withUnsafeGuaranteedRef { plan in
+            Result { () throws(ProvisionError) in try plan.make(context) }
+        }
+        return try result.get()
     }
 
     /// The node bound to `key`, whose type is `T`.
+    @inlinable
     func node<T>(for key: BindingKey, as type: T.Type) -> Node<T>? {
         guard let node = registry.node(for: key) else { return nil }
         // Every node stored under a key for `T` is a `Node<T>`: nodes are created from generic records
         // whose key is made from the same `T` (see `Binder.setRecipe`).
-        return unsafeDowncast(node, to: Node<T>.self)
+        return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
     }
 }

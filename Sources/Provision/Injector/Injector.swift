@@ -27,7 +27,7 @@ public final class Injector: Sendable {
     /// The modules the injector was created from, in configuration order.
     public let modules: [any Module]
 
-    let registry: Registry
+    @usableFromInline let registry: Registry
 
     /// Creates an injector from modules, configuring them in order.
     ///

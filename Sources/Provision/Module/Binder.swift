@@ -47,6 +47,7 @@ public final class Binder {
         return BindingBuilder(binder: self, index: records.count - 1)
     }
 
+    @usableFromInline
     func setRecipe<T>(_ recipe: Recipe<T>, at index: Int) {
         let record = records[index]
         records[index].makeNode = { injector, scope in
@@ -54,6 +55,7 @@ public final class Binder {
         }
     }
 
+    @usableFromInline
     func setScope(_ scope: Scope, at index: Int) {
         records[index].scope = scope
     }

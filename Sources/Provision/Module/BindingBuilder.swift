@@ -7,8 +7,8 @@
 ///
 /// The first two return a ``ScopeBuilder`` to choose the scope.
 public struct BindingBuilder<T> {
-    let binder: Binder
-    let index: Int
+    @usableFromInline let binder: Binder
+    @usableFromInline let index: Int
 
     /// Binds to a function (usually an initializer) whose parameters are resolved from the injector.
     ///
@@ -22,10 +22,54 @@ public struct BindingBuilder<T> {
     ///
     /// - Parameter factory: Builds the value from its dependencies.
     /// - Returns: A builder to set the binding's scope (transient by default).
+    @inlinable
     @discardableResult
     public func to<each Dependency>(
         _ factory: @escaping @Sendable (repeat each Dependency) throws -> T
     ) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.constructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    // Fixed-arity forms of `to(_:)` for constructors with up to four parameters: the same behaviour,
+    // faster resolution (see Recipe+Arity.swift). Overload resolution prefers them to the pack form.
+
+    /// Binds to a function with no parameters. See ``to(_:)-(repeat(each_Dependency))``.
+    @inlinable
+    @discardableResult
+    public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.constructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    /// Binds to a function of one dependency. See ``to(_:)-(repeat(each_Dependency))``.
+    @inlinable
+    @discardableResult
+    public func to<A>(_ factory: @escaping @Sendable (A) throws -> T) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.constructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    /// Binds to a function of two dependencies. See ``to(_:)-(repeat(each_Dependency))``.
+    @inlinable
+    @discardableResult
+    public func to<A, B>(_ factory: @escaping @Sendable (A, B) throws -> T) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.constructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    /// Binds to a function of three dependencies. See ``to(_:)-(repeat(each_Dependency))``.
+    @inlinable
+    @discardableResult
+    public func to<A, B, C>(_ factory: @escaping @Sendable (A, B, C) throws -> T) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.constructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    /// Binds to a function of four dependencies. See ``to(_:)-(repeat(each_Dependency))``.
+    @inlinable
+    @discardableResult
+    public func to<A, B, C, D>(_ factory: @escaping @Sendable (A, B, C, D) throws -> T) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
@@ -42,6 +86,7 @@ public struct BindingBuilder<T> {
     ///
     /// - Parameter provider: Builds the value; runs with no lock held, on the requesting thread.
     /// - Returns: A builder to set the binding's scope (transient by default).
+    @inlinable
     @discardableResult
     public func to(_ provider: @escaping @Sendable (Resolver) throws -> T) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.closure(provider), at: index)
@@ -60,6 +105,7 @@ extension BindingBuilder where T: Sendable {
     ///
     /// - Parameter instance: The value to return. It is shared by every thread, so it must be
     ///   `Sendable`.
+    @inlinable
     public func toInstance(_ instance: T) {
         binder.setRecipe(Recipe.instance(instance), at: index)
         binder.setScope(.singleton, at: index)
@@ -68,8 +114,14 @@ extension BindingBuilder where T: Sendable {
 
 /// Sets the scope of a binding.
 public struct ScopeBuilder<T> {
-    let binder: Binder
-    let index: Int
+    @usableFromInline let binder: Binder
+    @usableFromInline let index: Int
+
+    @usableFromInline
+    init(binder: Binder, index: Int) {
+        self.binder = binder
+        self.index = index
+    }
 }
 
 extension ScopeBuilder where T: Sendable {

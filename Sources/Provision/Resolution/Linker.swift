@@ -9,7 +9,10 @@
 /// published, so the published plans form an acyclic graph and a linked node never needs re-checking.
 ///
 /// A linker is used by one thread for one link operation and then dropped.
+@usableFromInline
 final class Linker {
+    @usableFromInline init() {}
+
     private var stack: [BindingKey] = []
     private var onStack: Set<BindingKey> = []
 
@@ -26,12 +29,12 @@ final class Linker {
             stack.removeLast()
             onStack.remove(key)
         }
-        let inner = try node.recipe.link(self, node)
-        return node.publish(node.scoped(inner))
+        return try node.publish(node.recipe.link(self, node))
     }
 
     /// The plan for the unnamed binding of `type`, a dependency of `dependent`, looked up in the
     /// injector that owns `dependent`.
+    @usableFromInline
     func plan<D, P>(for type: D.Type, below dependent: Node<P>) throws(ProvisionError) -> Plan<D> {
         let key = BindingKey(type)
         guard let node = dependent.injector.node(for: key, as: type) else {

@@ -1,11 +1,12 @@
-import Synchronization
+public import Synchronization
 
 /// A binding inside one injector: its key, scope and recipe, the plan linked from it, and for a
 /// singleton the published instance.
 ///
 /// Nodes are created when a module's bindings are installed and never change afterwards except through
 /// two write-once atomic slots: ``plan`` (set when the binding is first linked) and the singleton
-/// instance (set when the singleton is first built). Both are read with a single acquiring load.
+/// instance in ``cell`` (set when the singleton is first built). Both are read with one acquiring load.
+@usableFromInline
 protocol AnyNode: AnyObject, Sendable {
     var key: BindingKey { get }
     var scope: Scope { get }
@@ -13,24 +14,25 @@ protocol AnyNode: AnyObject, Sendable {
     var isLinked: Bool { get }
 }
 
+@usableFromInline
 final class Node<T>: AnyNode {
-    let key: BindingKey
-    let scope: Scope
-    let location: SourceLocation
+    @usableFromInline let key: BindingKey
+    @usableFromInline let scope: Scope
+    @usableFromInline let location: SourceLocation
     let recipe: Recipe<T>
 
     /// The injector that owns this node. Unowned: the injector owns its registry, which owns the node.
     /// Every path into a node's plan holds a strong reference to the injector for the duration of the
     /// call (`Injector.get` runs on it, a ``Resolver`` holds it), so the reference is always valid
     /// while a plan runs.
-    unowned let injector: Injector
+    @usableFromInline unowned let injector: Injector
 
     /// The linked plan, published once. The pointer is retained by this node (released in `deinit`).
-    private let linkedPlan = Atomic<Unmanaged<Plan<T>>?>(nil)
+    @usableFromInline let linkedPlan = Atomic<Unmanaged<Plan<T>>?>(nil)
 
     /// The singleton instance, published once. Shared with the singleton plan, which reads it without
     /// touching the node.
-    let cell: InstanceCell<T>
+    @usableFromInline let cell: InstanceCell<T>
 
     init(key: BindingKey, scope: Scope, location: SourceLocation, recipe: Recipe<T>, injector: Injector) {
         self.key = key
@@ -40,7 +42,7 @@ final class Node<T>: AnyNode {
         self.injector = injector
         self.cell = InstanceCell(key: key, injector: injector)
         if let value = recipe.instance {
-            cell.publish(value)
+            cell.prebuild(value)
         }
     }
 
@@ -48,13 +50,19 @@ final class Node<T>: AnyNode {
         linkedPlan.load(ordering: .acquiring)?.release()
     }
 
-    var isLinked: Bool {
+    @usableFromInline var isLinked: Bool {
         linkedPlan.load(ordering: .acquiring) != nil
     }
 
-    /// The linked plan, if the node was linked already.
-    var plan: Plan<T>? {
+    /// The linked plan, if the node was linked already. No retain: the node keeps the plan alive.
+    @inlinable var plan: Plan<T>? {
         linkedPlan.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
+
+    /// Links the node (and its static dependencies) and runs the plan: the first request's path.
+    @usableFromInline
+    func linkAndMake(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        try Linker().plan(for: self).make(context)
     }
 
     /// Publishes `candidate` unless another thread linked this node first; returns the plan that won.
@@ -74,22 +82,22 @@ final class Node<T>: AnyNode {
         return current?.takeUnretainedValue() ?? candidate
     }
 
-    /// Wraps the recipe's plan with this node's scope.
+    /// Wraps a plan that builds a fresh value with this node's scope.
+    ///
+    /// Inlinable so that it is specialized where the recipe's closures are created (in the module that
+    /// declares the binding): the singleton fast path then runs as concrete code, with no generic
+    /// metadata lookups.
+    @inlinable
     func scoped(_ inner: Plan<T>) -> Plan<T> {
-        switch scope.kind {
-        case .transient:
-            return inner
-        case .singleton:
-            if recipe.instance != nil { return inner }
-            // The plan holds the cell, not the node: the node owns the plan, so capturing the node
-            // would be a retain cycle.
-            let cell = self.cell
-            return Plan { context throws(ProvisionError) in
-                if let value = cell.value {
-                    return value
-                }
-                return try cell.build(context, using: inner)
+        guard scope.isSingleton, !cell.isPrebuilt else { return inner }
+        // The plan holds the cell, not the node: the node owns the plan, so capturing the node
+        // would be a retain cycle.
+        let cell = self.cell
+        return Plan { context throws(ProvisionError) in
+            if let value = cell.value {
+                return value
             }
+            return try cell.build(context, using: inner)
         }
     }
 }

@@ -6,12 +6,26 @@
 ///
 /// Plans are immutable and `Sendable`; they are published through ``Node/plan`` with one atomic store
 /// and read from any thread without a lock.
+@usableFromInline
 final class Plan<T>: Sendable {
-    typealias Make = @Sendable (ResolutionContext) throws(ProvisionError) -> T
+    @usableFromInline typealias Make = @Sendable (ResolutionContext) throws(ProvisionError) -> T
 
-    let make: Make
+    @usableFromInline let make: Make
 
+    @inlinable
     init(_ make: @escaping Make) {
         self.make = make
+    }
+}
+
+extension Plan {
+    /// Builds a dependency of `dependent`: on failure, records `dependent` on the error's path.
+    @inlinable
+    func make(_ context: ResolutionContext, for dependent: BindingKey) throws(ProvisionError) -> T {
+        do {
+            return try make(context)
+        } catch {
+            throw error.prepending(dependent)
+        }
     }
 }

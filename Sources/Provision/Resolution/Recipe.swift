@@ -2,7 +2,13 @@
 ///
 /// A recipe knows the keys it depends on (for validation and diagrams) and how to turn itself into a
 /// plan once the plans of those dependencies exist.
+///
+/// The recipe constructors are `@inlinable`: they run in the module that declares the binding, where
+/// every type is concrete, so the closures they create — the code that runs on every resolution — are
+/// compiled fully specialized, without generic metadata lookups.
+@usableFromInline
 struct Recipe<T> {
+    @usableFromInline
     enum Dependencies: Sendable {
         /// The binding's dependencies are known from its signature.
         case known([BindingKey])
@@ -11,17 +17,25 @@ struct Recipe<T> {
         case dynamic
     }
 
-    /// Turns the recipe into a plan for `node`, linking the dependencies through `linker`. The plan
-    /// returned here builds a fresh value; scope handling (singleton caching) is added by the node.
-    typealias Link = @Sendable (Linker, Node<T>) throws(ProvisionError) -> Plan<T>
+    /// Turns the recipe into the node's plan, linking the dependencies through `linker` and applying the
+    /// node's scope.
+    @usableFromInline typealias Link = @Sendable (Linker, Node<T>) throws(ProvisionError) -> Plan<T>
 
-    let dependencies: Dependencies
-    let link: Link
+    @usableFromInline let dependencies: Dependencies
+    @usableFromInline let link: Link
     /// For instance bindings: the value, already built.
-    let instance: T?
+    @usableFromInline let instance: T?
+
+    @inlinable
+    init(dependencies: Dependencies, link: @escaping Link, instance: T?) {
+        self.dependencies = dependencies
+        self.link = link
+        self.instance = instance
+    }
 }
 
 extension Recipe where T: Sendable {
+    @inlinable
     static func instance(_ value: T) -> Recipe {
         Recipe(dependencies: .known([]), link: { _, _ in Plan { _ in value } }, instance: value)
     }
@@ -29,6 +43,7 @@ extension Recipe where T: Sendable {
 
 extension Recipe {
     /// A constructor binding: `f`'s parameter types are the dependencies.
+    @inlinable
     static func constructor<each D>(_ f: @escaping @Sendable (repeat each D) throws -> T) -> Recipe {
         var keys: [BindingKey] = []
         for type in repeat (each D).self {
@@ -39,48 +54,53 @@ extension Recipe {
             link: { linker, node throws(ProvisionError) in
                 let key = node.key
                 let plans = (repeat try linker.plan(for: (each D).self, below: node))
-                return Plan { context throws(ProvisionError) in
-                    let values: (repeat each D)
-                    do throws(ProvisionError) {
-                        values = (repeat try (each plans).make(context))
-                    } catch {
-                        throw error.prepending(key)
+                return node.scoped(
+                    Plan { context throws(ProvisionError) in
+                        let values: (repeat each D)
+                        do throws(ProvisionError) {
+                            values = (repeat try (each plans).make(context))
+                        } catch {
+                            throw error.prepending(key)
+                        }
+                        do {
+                            return try f(repeat each values)
+                        } catch {
+                            throw ProvisionError.factoryFailed(key, cause: error)
+                        }
                     }
-                    do {
-                        return try f(repeat each values)
-                    } catch {
-                        throw ProvisionError.factoryFailed(key, cause: error)
-                    }
-                }
+                )
             },
             instance: nil
         )
     }
 
     /// A closure binding: the closure resolves what it needs through the ``Resolver`` it is given.
+    @inlinable
     static func closure(_ body: @escaping @Sendable (Resolver) throws -> T) -> Recipe {
         Recipe(
             dependencies: .dynamic,
             link: { _, node in
                 let key = node.key
                 let injector = node.injector
-                // A singleton's build already pushed its key (see Node.buildSingleton); pushing it again
+                // A singleton's build already pushed its key (see InstanceCell.build); pushing it again
                 // here would make the closure find itself on the path.
-                let tracksPath = node.scope != .singleton
-                return Plan { context throws(ProvisionError) in
-                    var inner = context
-                    if tracksPath {
-                        if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
-                        inner = context.pushing(key)
+                let tracksPath = !node.scope.isSingleton
+                return node.scoped(
+                    Plan { context throws(ProvisionError) in
+                        var inner = context
+                        if tracksPath {
+                            if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
+                            inner = context.pushing(key)
+                        }
+                        do {
+                            return try body(Resolver(injector: injector, context: inner))
+                        } catch let error as ProvisionError {
+                            throw error.prepending(key)
+                        } catch {
+                            throw ProvisionError.factoryFailed(key, cause: error)
+                        }
                     }
-                    do {
-                        return try body(Resolver(injector: injector, context: inner))
-                    } catch let error as ProvisionError {
-                        throw error.prepending(key)
-                    } catch {
-                        throw ProvisionError.factoryFailed(key, cause: error)
-                    }
-                }
+                )
             },
             instance: nil
         )

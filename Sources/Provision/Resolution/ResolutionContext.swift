@@ -5,13 +5,23 @@
 /// providers (which call the resolver themselves) and singletons while they are being built (so that a
 /// thread re-entering a singleton it is still building gets a cycle error instead of waiting on its
 /// own gate). Re-entering any of those keys is the only way a cycle can form at run time.
+@usableFromInline
 struct ResolutionContext: Sendable {
     /// The innermost dynamic frame, or `nil` at the top of a resolution.
-    let frame: PathFrame?
+    @usableFromInline let frame: PathFrame?
 
-    static let root = ResolutionContext(frame: nil)
+    @inlinable
+    init(frame: PathFrame?) {
+        self.frame = frame
+    }
+
+    /// The context of a new top-level request.
+    @inlinable static var root: ResolutionContext {
+        ResolutionContext(frame: nil)
+    }
 
     /// Whether `key` is already being resolved further up this thread's resolution.
+    @usableFromInline
     func contains(_ key: BindingKey) -> Bool {
         var current = frame
         while let node = current {
@@ -22,6 +32,7 @@ struct ResolutionContext: Sendable {
     }
 
     /// The context for resolving below `key`.
+    @usableFromInline
     func pushing(_ key: BindingKey) -> ResolutionContext {
         ResolutionContext(frame: PathFrame(key: key, parent: frame))
     }
@@ -29,6 +40,7 @@ struct ResolutionContext: Sendable {
 
 /// One entry of the dynamic resolution stack: an immutable linked list, so a frame can be shared by
 /// every nested request below it without copying.
+@usableFromInline
 final class PathFrame: Sendable {
     let key: BindingKey
     let parent: PathFrame?

@@ -13,8 +13,14 @@
 /// that received it runs: don't store it or send it to another thread (inject a handle such as a
 /// factory closure instead).
 public struct Resolver {
-    let injector: Injector
-    let context: ResolutionContext
+    @usableFromInline let injector: Injector
+    @usableFromInline let context: ResolutionContext
+
+    @usableFromInline
+    init(injector: Injector, context: ResolutionContext) {
+        self.injector = injector
+        self.context = context
+    }
 
     /// Resolves the binding for `type`, optionally named.
     ///
@@ -24,6 +30,7 @@ public struct Resolver {
     /// - Returns: The instance the binding provides.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/notBound``,
     ///   ``ProvisionError/Code/cycle`` or ``ProvisionError/Code/factoryFailed``.
+    @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         try injector.resolve(BindingKey(type, named: name), as: type, context: context)
     }
