@@ -23,28 +23,71 @@
 ///
 /// Two errors compare equal when their codes are equal.
 public struct ProvisionError: Error, Equatable, CustomStringConvertible {
+    /// The error's fields, behind one reference: a typed-throws error travels in a register, so failing
+    /// and succeeding resolutions alike stay cheap. Copied on write (see ``prepending(_:)``).
+    @usableFromInline
+    final class Storage {
+        let code: Code
+        let key: BindingKey?
+        let location: SourceLocation?
+        let message: String
+        let hint: String
+        let cause: (any Error)?
+        /// Innermost request first, so that propagating an error up through nested resolutions only
+        /// appends.
+        var reversedPath: [BindingKey]
+
+        init(
+            code: Code,
+            key: BindingKey?,
+            location: SourceLocation?,
+            message: String,
+            hint: String,
+            cause: (any Error)?,
+            reversedPath: [BindingKey]
+        ) {
+            self.code = code
+            self.key = key
+            self.location = location
+            self.message = message
+            self.hint = hint
+            self.cause = cause
+            self.reversedPath = reversedPath
+        }
+
+        func copy() -> Storage {
+            Storage(
+                code: code,
+                key: key,
+                location: location,
+                message: message,
+                hint: hint,
+                cause: cause,
+                reversedPath: reversedPath
+            )
+        }
+    }
+
+    @usableFromInline var storage: Storage
+
     /// What kind of failure this is.
-    public let code: Code
+    public var code: Code { storage.code }
 
     /// The binding the failure is about, when there is one: the missing binding, the binding whose
     /// factory threw, the binding that closes a cycle.
-    public let key: BindingKey?
+    public var key: BindingKey? { storage.key }
 
     /// The binding's declared location, for configuration errors about a specific `bind` call.
-    public let location: SourceLocation?
+    public var location: SourceLocation? { storage.location }
 
     /// A one-sentence explanation of the failure.
-    public let message: String
+    public var message: String { storage.message }
 
     /// A one-line suggestion to fix it.
-    public let hint: String
+    public var hint: String { storage.hint }
 
     /// The error that caused this one: what a factory threw, for ``Code/factoryFailed``.
-    public let cause: (any Error)?
-
-    /// The resolution path, stored innermost request first so that propagating an error up through
-    /// nested resolutions only appends.
-    private var reversedPath: [BindingKey]
+    public var cause: (any Error)? { storage.cause }
 
     init(
         code: Code,
@@ -55,20 +98,22 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         location: SourceLocation? = nil,
         path: [BindingKey] = []
     ) {
-        self.code = code
-        self.key = key
-        self.message = message
-        self.hint = hint
-        self.cause = cause
-        self.location = location
-        self.reversedPath = path.reversed()
+        storage = Storage(
+            code: code,
+            key: key,
+            location: location,
+            message: message,
+            hint: hint,
+            cause: cause,
+            reversedPath: path.reversed()
+        )
     }
 
     /// The chain of requests that led to the failure, outermost first: for `App -> Store -> any DB`
     /// the user asked for `App`, which needed `Store`, which needed `any DB`. Empty for errors raised
     /// outside a resolution, such as a duplicate binding found while an injector is created.
     public var path: [BindingKey] {
-        reversedPath.reversed()
+        storage.reversedPath.reversed()
     }
 
     /// The path in Swift syntax, outermost first: `App -> Checkout -> any PaymentGateway`.
@@ -78,10 +123,13 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
 
     /// Returns this error with `key` recorded as the request that led to it.
     @usableFromInline
-    func prepending(_ key: BindingKey) -> ProvisionError {
-        var copy = self
-        copy.reversedPath.append(key)
-        return copy
+    consuming func prepending(_ key: BindingKey) -> ProvisionError {
+        // A propagating error is usually the only holder of its storage: append in place.
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
+        }
+        storage.reversedPath.append(key)
+        return self
     }
 
     /// Whether two errors have the same ``code``.
@@ -92,7 +140,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
     /// The whole message: code, explanation, path, cycle, declaration site, cause and hint.
     public var description: String {
         var text = "ProvisionError (\(code)): \(message)"
-        if !reversedPath.isEmpty {
+        if !storage.reversedPath.isEmpty {
             text += "\n  path: \(pathDescription)"
         }
         if let cycle = cycleDescription {
@@ -108,3 +156,8 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         return text
     }
 }
+
+// Storage is only mutated (in `prepending`) when the mutating copy holds the only reference to it;
+// shared storage is copied first. Every other field is immutable, and `cause` is an `Error`, which is
+// Sendable.
+extension ProvisionError.Storage: @unchecked Sendable {}

@@ -32,17 +32,20 @@ extension Injector {
     /// caller's specialization reaches the plan call: a linked binding costs a lookup and a closure call.
     @inlinable
     func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
-        guard let node = node(for: key, as: type) else {
+        guard let raw = registry.node(for: key) else {
             throw ProvisionError.notBound(key, path: [key])
         }
-        guard let plan = node.linkedPlan.load(ordering: .acquiring) else {
-            return try node.linkAndMake(context)
+        // Every node stored under a key for `T` is a `Node<T>` (see `node(for:as:)`). The registry keeps
+        // it alive, so it is used without retaining it.
+        let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())
+        // A built singleton (or an instance binding) is served straight from its cell.
+        if let value = node._withUnsafeGuaranteedRef({ $0.cell.value }) {
+            return value
         }
-        // The node keeps its plan alive: call it without retaining it.
-        let result = plan._withUnsafeGuaranteedRef { plan in
-            Result { () throws(ProvisionError) in try plan.make(context) }
+        guard let plan = node._withUnsafeGuaranteedRef({ $0.linkedPlan.load(ordering: .acquiring) }) else {
+            return try node.takeUnretainedValue().linkAndMake(context)
         }
-        return try result.get()
+        return try PlanReference(plan).make(context)
     }
 
     /// The node bound to `key`, whose type is `T`.

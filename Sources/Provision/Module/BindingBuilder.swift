@@ -45,7 +45,7 @@ public struct BindingBuilder<T> {
     /// Binds to a function of one dependency. See ``to(_:)-(repeat(each_Dependency))``.
     @inlinable
     @discardableResult
-    public func to<A>(_ factory: @escaping @Sendable (A) throws -> T) -> ScopeBuilder<T> {
+    public func to<A>(_ factory: @escaping @Sendable (consuming A) throws -> T) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
@@ -53,7 +53,7 @@ public struct BindingBuilder<T> {
     /// Binds to a function of two dependencies. See ``to(_:)-(repeat(each_Dependency))``.
     @inlinable
     @discardableResult
-    public func to<A, B>(_ factory: @escaping @Sendable (A, B) throws -> T) -> ScopeBuilder<T> {
+    public func to<A, B>(_ factory: @escaping @Sendable (consuming A, consuming B) throws -> T) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
@@ -61,7 +61,9 @@ public struct BindingBuilder<T> {
     /// Binds to a function of three dependencies. See ``to(_:)-(repeat(each_Dependency))``.
     @inlinable
     @discardableResult
-    public func to<A, B, C>(_ factory: @escaping @Sendable (A, B, C) throws -> T) -> ScopeBuilder<T> {
+    public func to<A, B, C>(_ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T)
+        -> ScopeBuilder<T>
+    {
         binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
@@ -69,7 +71,9 @@ public struct BindingBuilder<T> {
     /// Binds to a function of four dependencies. See ``to(_:)-(repeat(each_Dependency))``.
     @inlinable
     @discardableResult
-    public func to<A, B, C, D>(_ factory: @escaping @Sendable (A, B, C, D) throws -> T) -> ScopeBuilder<T> {
+    public func to<A, B, C, D>(
+        _ factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
+    ) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }

@@ -35,11 +35,11 @@ final class Linker {
     /// The plan for the unnamed binding of `type`, a dependency of `dependent`, looked up in the
     /// injector that owns `dependent`.
     @usableFromInline
-    func plan<D, P>(for type: D.Type, below dependent: Node<P>) throws(ProvisionError) -> Plan<D> {
+    func plan<D, P>(for type: D.Type, below dependent: Node<P>) throws(ProvisionError) -> PlanReference<D> {
         let key = BindingKey(type)
         guard let node = dependent.injector.node(for: key, as: type) else {
             throw ProvisionError.notBound(key, path: stack + [key])
         }
-        return try plan(for: node)
+        return try PlanReference(plan(for: node))
     }
 }

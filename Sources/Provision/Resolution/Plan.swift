@@ -18,14 +18,44 @@ final class Plan<T>: Sendable {
     }
 }
 
-extension Plan {
+/// A published plan, referenced without retaining it.
+///
+/// Plans capture the plans of their dependencies this way. A published plan is owned by its node until
+/// the injector is freed, and a plan only runs while its injector is alive, so the reference is always
+/// valid when used; not retaining it keeps every resolution free of reference-count traffic on shared
+/// plans, which would otherwise bounce their cache lines between threads resolving the same graph.
+@usableFromInline
+struct PlanReference<T>: Sendable {
+    @usableFromInline let plan: Unmanaged<Plan<T>>
+
+    @inlinable
+    init(_ plan: Plan<T>) {
+        self.plan = Unmanaged.passUnretained(plan)
+    }
+
+    @inlinable
+    init(_ plan: Unmanaged<Plan<T>>) {
+        self.plan = plan
+    }
+
+    /// Builds the value.
+    @inlinable
+    func make(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        let result = plan._withUnsafeGuaranteedRef { plan in
+            Result { () throws(ProvisionError) in try plan.make(context) }
+        }
+        return try result.get()
+    }
+
     /// Builds a dependency of `dependent`: on failure, records `dependent` on the error's path.
     @inlinable
     func make(_ context: ResolutionContext, for dependent: BindingKey) throws(ProvisionError) -> T {
-        do {
-            return try make(context)
-        } catch {
-            throw error.prepending(dependent)
+        let result = plan._withUnsafeGuaranteedRef { plan in
+            Result { () throws(ProvisionError) in try plan.make(context) }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw error.prepending(dependent)
         }
     }
 }

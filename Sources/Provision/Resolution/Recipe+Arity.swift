@@ -27,7 +27,7 @@ extension Recipe {
     }
 
     @inlinable
-    static func constructor<A>(_ f: @escaping @Sendable (A) throws -> T) -> Recipe {
+    static func constructor<A>(_ f: @escaping @Sendable (consuming A) throws -> T) -> Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self)]),
             link: { linker, node throws(ProvisionError) in
@@ -36,7 +36,11 @@ extension Recipe {
                 return node.scoped(
                     Plan { context throws(ProvisionError) in
                         let va = try a.make(context, for: key)
-                        return try invoke(key) { try f(va) }
+                        do {
+                            return try f(consume va)
+                        } catch {
+                            throw ProvisionError.factoryFailed(key, cause: error)
+                        }
                     }
                 )
             },
@@ -45,7 +49,7 @@ extension Recipe {
     }
 
     @inlinable
-    static func constructor<A, B>(_ f: @escaping @Sendable (A, B) throws -> T) -> Recipe {
+    static func constructor<A, B>(_ f: @escaping @Sendable (consuming A, consuming B) throws -> T) -> Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self)]),
             link: { linker, node throws(ProvisionError) in
@@ -56,7 +60,11 @@ extension Recipe {
                     Plan { context throws(ProvisionError) in
                         let va = try a.make(context, for: key)
                         let vb = try b.make(context, for: key)
-                        return try invoke(key) { try f(va, vb) }
+                        do {
+                            return try f(consume va, consume vb)
+                        } catch {
+                            throw ProvisionError.factoryFailed(key, cause: error)
+                        }
                     }
                 )
             },
@@ -65,7 +73,9 @@ extension Recipe {
     }
 
     @inlinable
-    static func constructor<A, B, C>(_ f: @escaping @Sendable (A, B, C) throws -> T) -> Recipe {
+    static func constructor<A, B, C>(_ f: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T)
+        -> Recipe
+    {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self)]),
             link: { linker, node throws(ProvisionError) in
@@ -78,7 +88,11 @@ extension Recipe {
                         let va = try a.make(context, for: key)
                         let vb = try b.make(context, for: key)
                         let vc = try c.make(context, for: key)
-                        return try invoke(key) { try f(va, vb, vc) }
+                        do {
+                            return try f(consume va, consume vb, consume vc)
+                        } catch {
+                            throw ProvisionError.factoryFailed(key, cause: error)
+                        }
                     }
                 )
             },
@@ -87,7 +101,9 @@ extension Recipe {
     }
 
     @inlinable
-    static func constructor<A, B, C, D>(_ f: @escaping @Sendable (A, B, C, D) throws -> T) -> Recipe {
+    static func constructor<A, B, C, D>(
+        _ f: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
+    ) -> Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self), BindingKey(D.self)]),
             link: { linker, node throws(ProvisionError) in
@@ -102,7 +118,11 @@ extension Recipe {
                         let vb = try b.make(context, for: key)
                         let vc = try c.make(context, for: key)
                         let vd = try d.make(context, for: key)
-                        return try invoke(key) { try f(va, vb, vc, vd) }
+                        do {
+                            return try f(consume va, consume vb, consume vc, consume vd)
+                        } catch {
+                            throw ProvisionError.factoryFailed(key, cause: error)
+                        }
                     }
                 )
             },

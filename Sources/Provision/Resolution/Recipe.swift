@@ -56,17 +56,8 @@ extension Recipe {
                 let plans = (repeat try linker.plan(for: (each D).self, below: node))
                 return node.scoped(
                     Plan { context throws(ProvisionError) in
-                        let values: (repeat each D)
-                        do throws(ProvisionError) {
-                            values = (repeat try (each plans).make(context))
-                        } catch {
-                            throw error.prepending(key)
-                        }
-                        do {
-                            return try f(repeat each values)
-                        } catch {
-                            throw ProvisionError.factoryFailed(key, cause: error)
-                        }
+                        let values = (repeat try (each plans).make(context, for: key))
+                        return try invoke(key) { try f(repeat each values) }
                     }
                 )
             },
