@@ -9,13 +9,17 @@ extension InstanceCell {
 
     /// Builds the singleton once, or waits for the thread that is building it.
     ///
-    /// Called when ``value`` was `nil`. Runs `inner` (the user's factory) with no lock held.
+    /// Called when ``value`` was `nil`. Runs `make` (the user's factory) on this thread, before it
+    /// returns, with no lock held.
     ///
     /// A thread never waits on its own gate: the key is pushed onto the resolution context before the
     /// factory runs, and a re-entrant request finds it there and throws a cycle error before it reaches
     /// the gate.
     @usableFromInline
-    func build(_ context: ResolutionContext, using inner: Plan<T>) throws(ProvisionError) -> T {
+    func build(
+        _ context: ResolutionContext,
+        using make: (ResolutionContext) throws(ProvisionError) -> T
+    ) throws(ProvisionError) -> T {
         if context.contains(key) {
             throw ProvisionError.cycle(key, path: [key])
         }
@@ -55,7 +59,7 @@ extension InstanceCell {
             case .build(let gate):
                 let result: Result<T, ProvisionError>
                 do throws(ProvisionError) {
-                    result = .success(try inner.make(context.pushing(key)))
+                    result = .success(try make(context.pushing(key)))
                 } catch {
                     result = .failure(error)
                 }

@@ -60,6 +60,19 @@ final class Registry {
         stripes.flatMap(\.nodes)
     }
 
+    /// Adds `node` unless its key is bound already; returns the node bound to the key afterwards.
+    /// Used for just-in-time bindings, which two threads may create at once: both get the same node.
+    func installIfAbsent(_ node: any AnyNode) -> any AnyNode {
+        let stripe = self.stripe(for: node.key)
+        return stripe.withState { state in
+            if let existing = state.current.nodes[node.key] { return existing }
+            var table = state.current.nodes
+            table[node.key] = node
+            stripe.publish(table, in: &state)
+            return node
+        }
+    }
+
     /// Adds `nodes`, whose keys are distinct. Throws `duplicateBinding`, adding nothing, when one of
     /// the keys is bound already.
     func install(_ nodes: [any AnyNode]) throws(ProvisionError) {

@@ -11,6 +11,10 @@ extension ProvisionError {
             case duplicateBinding
             case incompleteBinding
             case configurationFailed
+            case injectorReleased
+            case argumentMismatch
+            case eagerNotSingleton
+            case typeMismatch
         }
 
         private let value: Value
@@ -43,6 +47,22 @@ extension ProvisionError {
         public static let configurationFailed = Code(.configurationFailed)
 
         /// The code in words, as error messages print it (`not bound`).
+        /// A handle (``Provider``, ``Lazy``, ``ObjectFactory``) was used after the injector that created
+        /// it was released. Handles refer to their injector weakly; keep the injector alive as long as
+        /// its services run.
+        public static let injectorReleased = Code(.injectorReleased)
+
+        /// The arguments of a request don't match its binding's declared arguments (count or types), or
+        /// a binding that needs arguments was requested without any and declares no defaults.
+        public static let argumentMismatch = Code(.argumentMismatch)
+
+        /// A key marked eager (built when the injector is created) is not bound as a singleton.
+        public static let eagerNotSingleton = Code(.eagerNotSingleton)
+
+        /// A value is not of the type its binding promises: a checked instance of another type, or a
+        /// delegating binding whose target's value does not convert.
+        public static let typeMismatch = Code(.typeMismatch)
+
         public var description: String {
             switch value {
             case .notBound: "not bound"
@@ -51,6 +71,10 @@ extension ProvisionError {
             case .duplicateBinding: "duplicate binding"
             case .incompleteBinding: "incomplete binding"
             case .configurationFailed: "configuration failed"
+            case .injectorReleased: "injector released"
+            case .argumentMismatch: "argument mismatch"
+            case .eagerNotSingleton: "eager binding not singleton"
+            case .typeMismatch: "type mismatch"
             }
         }
     }

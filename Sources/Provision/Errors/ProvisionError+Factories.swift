@@ -64,6 +64,49 @@ extension ProvisionError {
         )
     }
 
+    @usableFromInline
+    static func injectorReleased(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .injectorReleased,
+            key: key,
+            message: "the injector that created this handle for \(key) was released",
+            hint: "keep the injector alive while the services that hold its handles run",
+            path: [key]
+        )
+    }
+
+    static func argumentMismatch(_ key: BindingKey, expected: String, given: String, reason: String) -> ProvisionError {
+        ProvisionError(
+            code: .argumentMismatch,
+            key: key,
+            message: "\(key) takes arguments \(expected), was given \(given): \(reason)",
+            hint:
+                "pass arguments of types \(expected) with get(_:arguments:), or declare .defaults(...) on the binding",
+            path: [key]
+        )
+    }
+
+    static func eagerNotSingleton(_ key: BindingKey, scope: Scope, at location: SourceLocation) -> ProvisionError {
+        ProvisionError(
+            code: .eagerNotSingleton,
+            key: key,
+            message: "\(key) is marked eager but bound \(scope); only singletons can be built eagerly",
+            hint: "bind it with .in(.singleton) (or .asEagerSingleton()), or don't mark it eager",
+            location: location
+        )
+    }
+
+    static func typeMismatch(_ key: BindingKey, value: String, at location: SourceLocation?) -> ProvisionError {
+        ProvisionError(
+            code: .typeMismatch,
+            key: key,
+            message: "a value of type \(value) was bound to \(key), which it is not",
+            hint: "bind a value that is a \(TypeName.describe(key.type)), or bind it to its own type",
+            location: location,
+            path: location == nil ? [key] : []
+        )
+    }
+
     static func configurationFailed(_ module: any Module, cause: any Error) -> ProvisionError {
         ProvisionError(
             code: .configurationFailed,

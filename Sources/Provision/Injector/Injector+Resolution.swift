@@ -33,7 +33,7 @@ extension Injector {
     @inlinable
     func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
         guard let raw = registry.node(for: key) else {
-            throw ProvisionError.notBound(key, path: [key])
+            return try resolveUnbound(key, as: type, context: context)
         }
         // Every node stored under a key for `T` is a `Node<T>` (see `node(for:as:)`). The registry keeps
         // it alive, so it is used without retaining it.
@@ -46,14 +46,5 @@ extension Injector {
             return try node.takeUnretainedValue().linkAndMake(context)
         }
         return try PlanReference(plan).make(context)
-    }
-
-    /// The node bound to `key`, whose type is `T`.
-    @inlinable
-    func node<T>(for key: BindingKey, as type: T.Type) -> Node<T>? {
-        guard let node = registry.node(for: key) else { return nil }
-        // Every node stored under a key for `T` is a `Node<T>`: nodes are created from generic records
-        // whose key is made from the same `T` (see `Binder.setRecipe`).
-        return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
     }
 }

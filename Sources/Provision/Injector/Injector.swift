@@ -16,7 +16,8 @@
 /// ```
 ///
 /// Modules are configured in order; when two modules bind the same key, the later one wins. Bindings
-/// can also be added to a running injector with ``install(_:)`` while other threads resolve.
+/// can also be added to a running injector with ``install(_:)`` while other threads resolve. Derive new
+/// injectors with ``with(_:)``, ``without(_:)`` and ``makeChild(_:)``.
 ///
 /// Every method is thread-safe. Singletons are built exactly once per injector, even when many threads
 /// request an unbuilt singleton at the same moment. See the "Thread safety" article for the design.
@@ -24,34 +25,29 @@ public final class Injector: Sendable {
     /// The configuration the injector was created with.
     public let configuration: Configuration
 
-    /// The modules the injector was created from, in configuration order.
+    /// The modules the injector was created from, in configuration order (not including modules
+    /// installed later with ``install(_:)``, nor a parent's modules).
     public let modules: [any Module]
 
     @usableFromInline let registry: Registry
 
-    /// Creates an injector from modules, configuring them in order.
+    /// The injector whose bindings this one falls back to, for child injectors.
+    @usableFromInline let parent: Injector?
+
+    /// Creates an injector from modules, configuring them in order, then builds its eager singletons.
     ///
     /// - Parameters:
     ///   - modules: The modules; a later module's binding replaces an earlier one's for the same key.
     ///   - configuration: Internal tuning; the default suits most services.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (a module binds a
-    ///   key twice), ``ProvisionError/Code/incompleteBinding`` (a `bind` without a target), or
-    ///   ``ProvisionError/Code/configurationFailed`` (a module's `configure` threw).
-    public init(modules: [any Module], configuration: Configuration = Configuration()) throws(ProvisionError) {
-        self.configuration = configuration
-        self.modules = modules
-        self.registry = Registry(stripeCount: configuration.stripeCount)
-
-        var merged: [BindingKey: any AnyNode] = [:]
-        var order: [BindingKey] = []
-        for module in modules {
-            for node in try nodes(of: module) {
-                if merged.updateValue(node, forKey: node.key) == nil {
-                    order.append(node.key)
-                }
-            }
-        }
-        try registry.install(order.compactMap { merged[$0] })
+    ///   key twice), ``ProvisionError/Code/incompleteBinding`` (a `bind` without a target),
+    ///   ``ProvisionError/Code/configurationFailed`` (a module's `configure` threw),
+    ///   ``ProvisionError/Code/typeMismatch`` (a checked instance of the wrong type),
+    ///   ``ProvisionError/Code/eagerNotSingleton``, or any error building an eager singleton.
+    public convenience init(modules: [any Module], configuration: Configuration = Configuration())
+        throws(ProvisionError)
+    {
+        try self.init(modules: modules, configuration: configuration, parent: nil)
     }
 
     /// Creates an injector from modules, configuring them in order.
@@ -62,42 +58,112 @@ public final class Injector: Sendable {
         try self.init(modules: modules)
     }
 
+    init(modules: [any Module], configuration: Configuration, parent: Injector?) throws(ProvisionError) {
+        self.configuration = configuration
+        self.modules = modules
+        self.registry = Registry(stripeCount: configuration.stripeCount)
+        self.parent = parent
+
+        var merged: [BindingKey: any AnyNode] = [:]
+        var order: [BindingKey] = []
+        var allRecords: [Binder.Record] = []
+        var eager: [(BindingKey, SourceLocation)] = []
+        for module in modules {
+            let (records, eagerKeys) = try configured(module)
+            allRecords += records
+            eager += eagerKeys
+            for node in nodes(of: records) where merged.updateValue(node, forKey: node.key) == nil {
+                order.append(node.key)
+            }
+        }
+        for collection in Injector.collections(of: allRecords, injector: self) {
+            if merged.updateValue(collection, forKey: collection.key) == nil {
+                order.append(collection.key)
+            } else {
+                throw ProvisionError.duplicateBinding(
+                    collection.key,
+                    at: collection.location,
+                    reason: "it is both bound and multibound"
+                )
+            }
+        }
+        try registry.install(order.compactMap { merged[$0] })
+        try buildEagerSingletons(
+            eager + allRecords.filter(\.isEager).map { ($0.key, $0.location) }
+        )
+    }
+
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.
     ///
     /// Other threads may resolve while the bindings are added; they see either none or all of the new
     /// bindings of a stripe, and every binding is visible once `install` returns. A running injector
-    /// never replaces a binding: installing a key that is already bound throws and adds nothing.
+    /// never replaces a binding: installing a key that is already bound throws and adds nothing. Eager
+    /// singletons of the module are built before `install` returns.
     ///
     /// - Parameter module: The module to configure and add.
-    /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding``,
+    /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (also for multibinding
+    ///   elements, which can't be added to a running injector's collections),
     ///   ``ProvisionError/Code/incompleteBinding`` or ``ProvisionError/Code/configurationFailed``.
     public func install(_ module: any Module) throws(ProvisionError) {
-        try registry.install(nodes(of: module))
+        let (records, eagerKeys) = try configured(module)
+        if let element = records.first(where: { $0.multibinding != nil }), let multibinding = element.multibinding {
+            throw ProvisionError.duplicateBinding(
+                multibinding.collectionKey,
+                at: element.location,
+                reason: "multibinding elements can't be added to a running injector; declare them in its modules"
+            )
+        }
+        try registry.install(nodes(of: records))
+        try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map { ($0.key, $0.location) })
     }
 
-    /// Whether the injector has a binding for `type` under `name`.
+    /// Whether the injector (or an ancestor) has a binding for `type` under `name`. Just-in-time
+    /// bindings count once they were created.
     ///
     /// - Parameters:
     ///   - type: The bound type.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     public func hasBinding<T>(for type: T.Type, named name: String? = nil) -> Bool {
-        registry.node(for: BindingKey(type, named: name)) != nil
+        let key = BindingKey(type, named: name)
+        var current: Injector? = self
+        while let injector = current {
+            if injector.registry.node(for: key) != nil { return true }
+            current = injector.parent
+        }
+        return false
     }
 
-    /// The keys of every binding in the injector, in no particular order.
+    /// The keys of this injector's own bindings (not its parent's), in no particular order.
     public var bindingKeys: [BindingKey] {
-        registry.nodes.map(\.key)
+        registry.nodes.map(\.key).filter { $0.name?.hasPrefix("\u{E000}") != true }
     }
 
-    private func nodes(of module: any Module) throws(ProvisionError) -> [any AnyNode] {
+    private func configured(_ module: any Module) throws(ProvisionError) -> (
+        [Binder.Record], [(BindingKey, SourceLocation)]
+    ) {
         let binder = Binder()
         do {
             try module.configure(binder)
         } catch {
             throw ProvisionError.configurationFailed(module, cause: error)
         }
-        return try binder.finishedRecords().compactMap { record in
-            record.makeNode?(self, record.scope)
+        return (try binder.finishedRecords(), binder.eagerKeys)
+    }
+
+    private func nodes(of records: [Binder.Record]) -> [any AnyNode] {
+        records.compactMap { record in record.makeNode?(self, record.scope) }
+    }
+
+    /// Builds the eager singletons, in declaration order.
+    private func buildEagerSingletons(_ keys: [(BindingKey, SourceLocation)]) throws(ProvisionError) {
+        for (key, location) in keys {
+            guard let node = registry.retainedNode(for: key) else {
+                throw ProvisionError.notBound(key, path: [key])
+            }
+            guard node.scope.isSingleton else {
+                throw ProvisionError.eagerNotSingleton(key, scope: node.scope, at: location)
+            }
+            try node.build()
         }
     }
 }

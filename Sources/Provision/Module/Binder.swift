@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Records the bindings a ``Module`` declares.
 ///
 /// A binder is handed to ``Module/configure(_:)`` and is valid only during that call. Start each
@@ -8,12 +10,14 @@
 ///     binder.bind(Engine.self).to(Engine.init)
 ///     binder.bind(Car.self).to(Car.init(engine:brakes:))
 ///     binder.bind(Headlight.self, named: "left").to(HalogenHeadlight.init).in(.singleton)
+///     binder.multibind((any Plugin).self).to(MetricsPlugin.init)
+///     binder.eager(Car.self)
 /// }
 /// ```
 ///
 /// Binding the same key twice in one module is an error (``ProvisionError/Code/duplicateBinding``),
 /// reported when the injector is created. Across modules, a later module's binding replaces an earlier
-/// module's binding for the same key.
+/// module's binding for the same key; multibinding elements accumulate instead.
 public final class Binder {
     struct Record {
         let key: BindingKey
@@ -21,9 +25,30 @@ public final class Binder {
         var scope: Scope = .transient
         /// Creates the binding's node in an injector; `nil` until the binding gets a target.
         var makeNode: ((Injector, Scope) -> any AnyNode)?
+        /// For bindings with arguments, the factory, so that `defaults(...)` can extend it.
+        var argumentFactory: (any Sendable & AnyObject)?
+        /// Built when the injector is created (`asEagerSingleton()`).
+        var isEager = false
+        /// For multibinding elements: the collection they belong to.
+        var multibinding: Multibinding?
+    }
+
+    /// A multibinding element's collection: its key (of type `[T]`) and how to make its node from the
+    /// element keys.
+    struct Multibinding {
+        let collectionKey: BindingKey
+        let makeCollection: ([BindingKey], SourceLocation, Injector) -> any AnyNode
     }
 
     private(set) var records: [Record] = []
+    /// Keys marked eager with ``eager(_:named:fileID:line:)``, with where they were marked.
+    private(set) var eagerKeys: [(BindingKey, SourceLocation)] = []
+    /// Errors found while recording (for example an instance of the wrong type), reported when the
+    /// module is installed.
+    private var errors: [ProvisionError] = []
+    /// Numbers multibinding elements across all binders, so that elements of one collection declared in
+    /// different modules never share a key (a later module would replace an earlier one's element).
+    private static let elementCounter = Atomic<Int>(0)
 
     init() {}
 
@@ -47,12 +72,78 @@ public final class Binder {
         return BindingBuilder(binder: self, index: records.count - 1)
     }
 
+    /// Adds one element to the collection of `type`, resolved as `[T]` with
+    /// ``Injector/getAll(_:named:)`` or injected as a `[T]` parameter.
+    ///
+    /// ```swift
+    /// binder.multibind((any Plugin).self).to(MetricsPlugin.init)
+    /// binder.multibind((any Plugin).self).toInstance(AuditPlugin())
+    /// let plugins = try injector.getAll((any Plugin).self)   // in binding order
+    /// ```
+    ///
+    /// Elements accumulate across the modules of an injector, in module order and then binding order.
+    /// Each element has its own target and scope.
+    ///
+    /// - Parameters:
+    ///   - type: The element type.
+    ///   - name: Distinguishes several collections of one element type.
+    /// - Returns: A builder for the element; finish it with `to(...)` or `toInstance(_:)`.
+    public func multibind<T>(
+        _ type: T.Type,
+        named name: String? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> BindingBuilder<T> {
+        let index = Binder.elementCounter.add(1, ordering: .relaxed).newValue
+        let elementName = Binder.elementName(collection: name, index: index)
+        var record = Record(
+            key: BindingKey(type, named: elementName),
+            location: SourceLocation(fileID: fileID, line: line)
+        )
+        record.multibinding = Multibinding(
+            collectionKey: BindingKey([T].self, named: name),
+            makeCollection: { elements, location, injector in
+                Node(
+                    key: BindingKey([T].self, named: name),
+                    scope: .transient,
+                    location: location,
+                    recipe: .collection(of: T.self, elements: elements),
+                    injector: injector
+                )
+            }
+        )
+        records.append(record)
+        return BindingBuilder(binder: self, index: records.count - 1)
+    }
+
+    /// Marks a binding to be built when the injector is created: Objection's eager singletons. The key
+    /// must be bound as a singleton (or an instance) by some module of the injector; otherwise creating
+    /// the injector throws ``ProvisionError/Code/eagerNotSingleton``.
+    ///
+    /// - Parameters:
+    ///   - type: The bound type.
+    ///   - name: The binding's name; `nil` for the unnamed binding.
+    public func eager<T>(_ type: T.Type, named name: String? = nil, fileID: String = #fileID, line: Int = #line) {
+        eagerKeys.append((BindingKey(type, named: name), SourceLocation(fileID: fileID, line: line)))
+    }
+
+    /// The hidden name of a multibinding element: unique per binder, never a name a user would write.
+    static func elementName(collection name: String?, index: Int) -> String {
+        "\u{E000}element \(index) of \(name ?? "")"
+    }
+
     @usableFromInline
     func setRecipe<T>(_ recipe: Recipe<T>, at index: Int) {
         let record = records[index]
+        records[index].argumentFactory = recipe.arguments?.factory
         records[index].makeNode = { injector, scope in
             Node(key: record.key, scope: scope, location: record.location, recipe: recipe, injector: injector)
         }
+    }
+
+    /// The argument factory recorded at `index`, if the binding there has one of that type.
+    func argumentFactory<F>(at index: Int, as type: F.Type) -> F? {
+        records[index].argumentFactory as? F
     }
 
     @usableFromInline
@@ -60,8 +151,25 @@ public final class Binder {
         records[index].scope = scope
     }
 
+    func setEager(at index: Int) {
+        records[index].isEager = true
+    }
+
+    func record(_ error: ProvisionError) {
+        errors.append(error)
+    }
+
+    func location(at index: Int) -> SourceLocation {
+        records[index].location
+    }
+
+    func key(at index: Int) -> BindingKey {
+        records[index].key
+    }
+
     /// The finished bindings, checked: every `bind` got a target and no key is bound twice.
     func finishedRecords() throws(ProvisionError) -> [Record] {
+        if let error = errors.first { throw error }
         var seen: [BindingKey: SourceLocation] = [:]
         for record in records {
             guard record.makeNode != nil else {

@@ -149,3 +149,70 @@ extension BindingBuilder: Sendable {}
 
 @available(*, unavailable)
 extension ScopeBuilder: Sendable {}
+
+extension BindingBuilder where T: Injectable {
+    /// Binds the type to its own ``Injectable`` declaration, in this injector: used to change the scope
+    /// of a self-declared type for one injector (promote it to singleton or demote it to transient).
+    ///
+    /// ```swift
+    /// binder.bind(Car.self).toSelf().in(.singleton)
+    /// ```
+    @discardableResult
+    public func toSelf() -> ScopeBuilder<T> {
+        let injection = T.injection
+        binder.setRecipe(injection.recipe, at: index)
+        binder.setScope(injection.scope, at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+}
+
+extension BindingBuilder where T: Sendable {
+    /// Binds to a value whose type is only known at run time, checked when the module is configured.
+    ///
+    /// `toInstance(_:)` checks the type at compile time; use this variant for values from dynamic
+    /// sources (plugins, configuration). A value that is not a `T` makes creating the injector throw
+    /// ``ProvisionError/Code/typeMismatch``, naming both types.
+    ///
+    /// - Parameter value: The value; it must be a `T`.
+    public func toInstance(checking value: Any) {
+        guard let instance = value as? T else {
+            binder.record(
+                ProvisionError.typeMismatch(
+                    binder.key(at: index),
+                    value: TypeName.describe(type(of: value)),
+                    at: binder.location(at: index)
+                )
+            )
+            binder.setRecipe(Recipe<T>.failing, at: index)
+            return
+        }
+        toInstance(instance)
+    }
+}
+
+extension BindingBuilder {
+    /// Binds to another binding, converting its value: `bind((any Store).self).to(binding: SQLStore.self)`.
+    ///
+    /// The target binding builds the value with its own scope and dependencies; this binding's scope
+    /// applies on top. The conversion is checked each time the value is built (a dynamic cast); a
+    /// value that does not convert throws ``ProvisionError/Code/typeMismatch``. Where the types are
+    /// known, `to(SQLStore.init(pool:))` is checked at compile time and costs nothing.
+    ///
+    /// - Parameters:
+    ///   - target: The type whose binding builds the value.
+    ///   - name: The target binding's name.
+    @discardableResult
+    public func to<Target>(binding target: Target.Type, named name: String? = nil) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe<T>.delegating(to: BindingKey(target, named: name), as: target), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+}
+
+extension ScopeBuilder where T: Sendable {
+    /// Makes the binding a singleton that is built when the injector is created (Guice's eager
+    /// singleton), so that its failures surface at start-up.
+    public func asEagerSingleton() {
+        binder.setScope(.singleton, at: index)
+        binder.setEager(at: index)
+    }
+}

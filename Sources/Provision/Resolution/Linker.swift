@@ -36,8 +36,14 @@ final class Linker {
     /// injector that owns `dependent`.
     @usableFromInline
     func plan<D, P>(for type: D.Type, below dependent: Node<P>) throws(ProvisionError) -> PlanReference<D> {
-        let key = BindingKey(type)
-        guard let node = dependent.injector.node(for: key, as: type) else {
+        try plan(for: BindingKey(type), as: type, below: dependent)
+    }
+
+    /// The plan for the binding of `key` (whose type is `D`), a dependency of `dependent`.
+    func plan<D, P>(for key: BindingKey, as type: D.Type, below dependent: Node<P>) throws(ProvisionError)
+        -> PlanReference<D>
+    {
+        guard let node = dependent.injector.lookup(key, as: type) else {
             throw ProvisionError.notBound(key, path: stack + [key])
         }
         return try PlanReference(plan(for: node))

@@ -12,6 +12,9 @@ protocol AnyNode: AnyObject, Sendable {
     var scope: Scope { get }
     var location: SourceLocation { get }
     var isLinked: Bool { get }
+
+    /// Resolves the node once, discarding the value: builds an eager singleton.
+    func build() throws(ProvisionError)
 }
 
 @usableFromInline
@@ -65,6 +68,18 @@ final class Node<T>: AnyNode {
         try Linker().plan(for: self).make(context)
     }
 
+    /// Resolves through this node: the generic slow path, for lookups that missed the fast path.
+    func resolve(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        if let value = cell.value { return value }
+        if let plan { return try plan.make(context) }
+        return try linkAndMake(context)
+    }
+
+    @usableFromInline
+    func build() throws(ProvisionError) {
+        _ = try resolve(.root)
+    }
+
     /// Publishes `candidate` unless another thread linked this node first; returns the plan that won.
     ///
     /// Linking is idempotent and side-effect free, so two threads linking the same node at once
@@ -82,6 +97,12 @@ final class Node<T>: AnyNode {
         return current?.takeUnretainedValue() ?? candidate
     }
 
+    /// The plan of a constructor binding: property injection (when `T` wants it), then the scope.
+    @inlinable
+    func scopedConstruction(_ inner: Plan<T>) -> Plan<T> {
+        scoped(injectingProperties(inner))
+    }
+
     /// Wraps a plan that builds a fresh value with this node's scope.
     ///
     /// Inlinable so that it is specialized where the recipe's closures are created (in the module that
@@ -97,7 +118,7 @@ final class Node<T>: AnyNode {
             if let value = cell.value {
                 return value
             }
-            return try cell.build(context, using: inner)
+            return try cell.build(context, using: inner.make)
         }
     }
 }

@@ -20,7 +20,7 @@ extension Recipe {
             dependencies: .known([]),
             link: { _, node in
                 let key = node.key
-                return node.scoped(Plan { _ throws(ProvisionError) in try invoke(key) { try f() } })
+                return node.scopedConstruction(Plan { _ throws(ProvisionError) in try invoke(key) { try f() } })
             },
             instance: nil
         )
@@ -33,7 +33,7 @@ extension Recipe {
             link: { linker, node throws(ProvisionError) in
                 let key = node.key
                 let a = try linker.plan(for: A.self, below: node)
-                return node.scoped(
+                return node.scopedConstruction(
                     Plan { context throws(ProvisionError) in
                         let va = try a.make(context, for: key)
                         do {
@@ -56,7 +56,7 @@ extension Recipe {
                 let key = node.key
                 let a = try linker.plan(for: A.self, below: node)
                 let b = try linker.plan(for: B.self, below: node)
-                return node.scoped(
+                return node.scopedConstruction(
                     Plan { context throws(ProvisionError) in
                         let va = try a.make(context, for: key)
                         let vb = try b.make(context, for: key)
@@ -83,7 +83,7 @@ extension Recipe {
                 let a = try linker.plan(for: A.self, below: node)
                 let b = try linker.plan(for: B.self, below: node)
                 let c = try linker.plan(for: C.self, below: node)
-                return node.scoped(
+                return node.scopedConstruction(
                     Plan { context throws(ProvisionError) in
                         let va = try a.make(context, for: key)
                         let vb = try b.make(context, for: key)
@@ -112,7 +112,7 @@ extension Recipe {
                 let b = try linker.plan(for: B.self, below: node)
                 let c = try linker.plan(for: C.self, below: node)
                 let d = try linker.plan(for: D.self, below: node)
-                return node.scoped(
+                return node.scopedConstruction(
                     Plan { context throws(ProvisionError) in
                         let va = try a.make(context, for: key)
                         let vb = try b.make(context, for: key)

@@ -15,6 +15,9 @@ struct Recipe<T> {
         /// The binding is a closure that calls the resolver itself: its dependencies are only known
         /// when it runs.
         case dynamic
+        /// The binding hands out a handle (`Provider`, `Lazy`) that resolves these keys later, on demand:
+        /// an edge that doesn't take part in construction, so it may close a cycle.
+        case deferred([BindingKey])
     }
 
     /// Turns the recipe into the node's plan, linking the dependencies through `linker` and applying the
@@ -25,12 +28,15 @@ struct Recipe<T> {
     @usableFromInline let link: Link
     /// For instance bindings: the value, already built.
     @usableFromInline let instance: T?
+    /// For bindings with resolve-time arguments: their factory and signature.
+    @usableFromInline var arguments: ArgumentInfo?
 
     @inlinable
     init(dependencies: Dependencies, link: @escaping Link, instance: T?) {
         self.dependencies = dependencies
         self.link = link
         self.instance = instance
+        self.arguments = nil
     }
 }
 
@@ -54,7 +60,7 @@ extension Recipe {
             link: { linker, node throws(ProvisionError) in
                 let key = node.key
                 let plans = (repeat try linker.plan(for: (each D).self, below: node))
-                return node.scoped(
+                return node.scopedConstruction(
                     Plan { context throws(ProvisionError) in
                         let values = (repeat try (each plans).make(context, for: key))
                         return try invoke(key) { try f(repeat each values) }

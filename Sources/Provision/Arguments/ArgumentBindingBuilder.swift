@@ -1,0 +1,98 @@
+/// Declares a binding whose instances are built from arguments given at resolve time.
+///
+/// Start with ``BindingBuilder/withArguments(_:)``, then give the factory, which receives a
+/// ``Resolver`` for the dependencies and the arguments, in order:
+///
+/// ```swift
+/// binder.bind(ConfigurableCar.self)
+///     .withArguments(String.self, String.self)
+///     .to { resolver, make, model in
+///         ConfigurableCar(engine: try resolver.get(), make: make, model: model)
+///     }
+///     .defaults("VW", "Golf")
+///
+/// let passat = try injector.get(ConfigurableCar.self, arguments: "VW", "Passat")
+/// let golf = try injector.get(ConfigurableCar.self)   // the defaults
+/// ```
+///
+/// Arguments are checked against the declaration when the request is made: a wrong count or type
+/// throws ``ProvisionError/Code/argumentMismatch`` naming both signatures. A request without
+/// arguments (or a dependency on the type) uses the declared defaults, and fails with
+/// ``ProvisionError/Code/argumentMismatch`` when there are none. Arguments only matter when an
+/// instance is built: a singleton built once ignores the arguments of later requests.
+public struct ArgumentBindingBuilder<T, each Argument> {
+    @usableFromInline let binder: Binder
+    @usableFromInline let index: Int
+
+    @usableFromInline
+    init(binder: Binder, index: Int) {
+        self.binder = binder
+        self.index = index
+    }
+
+    /// Binds to a factory that receives a resolver and the request's arguments.
+    ///
+    /// - Parameter factory: Builds the value; runs with no lock held.
+    /// - Returns: A builder to set defaults and the scope.
+    @discardableResult
+    public func to(
+        _ factory: @escaping @Sendable (Resolver, repeat each Argument) throws -> T
+    ) -> ArgumentScopeBuilder<T, repeat each Argument> {
+        let builder = ArgumentScopeBuilder<T, repeat each Argument>(binder: binder, index: index)
+        builder.setFactory(ArgumentFactory(make: factory, defaults: nil))
+        return builder
+    }
+}
+
+/// Sets the defaults and the scope of a binding with arguments.
+public struct ArgumentScopeBuilder<T, each Argument> {
+    let binder: Binder
+    let index: Int
+
+    func setFactory(_ factory: ArgumentFactory<T, repeat each Argument>) {
+        binder.setRecipe(Recipe<T>.arguments(factory), at: index)
+    }
+}
+
+extension ArgumentScopeBuilder {
+    /// Declares the arguments used when a request gives none (or the type is injected as a dependency).
+    ///
+    /// The defaults are shared by every thread, so they must be `Sendable`.
+    @discardableResult
+    public func defaults(_ values: repeat each Argument) -> ArgumentScopeBuilder
+    where repeat each Argument: Sendable {
+        let defaults = (repeat each values)
+        guard let factory = binder.argumentFactory(at: index, as: ArgumentFactory<T, repeat each Argument>.self)
+        else { return self }
+        setFactory(ArgumentFactory(make: factory.make, defaults: { defaults }))
+        return self
+    }
+}
+
+extension ArgumentScopeBuilder where T: Sendable {
+    /// Sets how long the binding's instances live. A singleton is built once, from the arguments of the
+    /// request that builds it.
+    @discardableResult
+    public func `in`(_ scope: Scope) -> ArgumentScopeBuilder {
+        binder.setScope(scope, at: index)
+        return self
+    }
+}
+
+extension BindingBuilder {
+    /// Starts a binding whose instances are built from arguments given at resolve time.
+    ///
+    /// - Parameter types: The argument types, in order.
+    /// - Returns: A builder; finish it with `to { resolver, arguments... in ... }`.
+    public func withArguments<each Argument>(
+        _ types: repeat (each Argument).Type
+    ) -> ArgumentBindingBuilder<T, repeat each Argument> {
+        ArgumentBindingBuilder(binder: binder, index: index)
+    }
+}
+
+@available(*, unavailable)
+extension ArgumentBindingBuilder: Sendable {}
+
+@available(*, unavailable)
+extension ArgumentScopeBuilder: Sendable {}

@@ -1,0 +1,59 @@
+extension Injector {
+    /// Returns an instance of `type` built from the given arguments.
+    ///
+    /// ```swift
+    /// let car = try injector.get(ConfigurableCar.self, arguments: "VW", "Passat")
+    /// ```
+    ///
+    /// The binding must be declared with ``BindingBuilder/withArguments(_:)`` and matching argument
+    /// types. For a singleton that is already built, the arguments are ignored.
+    ///
+    /// - Parameters:
+    ///   - type: The type to resolve.
+    ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
+    ///   - arguments: The arguments, in the declared order.
+    /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/argumentMismatch`` (wrong count or
+    ///   types, or a binding without arguments), or any error resolving the type throws.
+    public func get<T, each Argument>(
+        _ type: T.Type = T.self,
+        named name: String? = nil,
+        arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
+        let key = BindingKey(type, named: name)
+        guard let node = lookup(key, as: type) else {
+            throw ProvisionError.notBound(key, path: [key])
+        }
+        if let value = node.cell.value { return value }
+        let given = ArgumentFactory<T, repeat each Argument>.signature
+        guard let info = node.recipe.arguments else {
+            throw ProvisionError.argumentMismatch(
+                key,
+                expected: "()",
+                given: given,
+                reason: "its binding takes no arguments"
+            )
+        }
+        guard let factory = info.factory as? ArgumentFactory<T, repeat each Argument> else {
+            throw ProvisionError.argumentMismatch(
+                key,
+                expected: info.signature,
+                given: given,
+                reason: "the arguments don't match the declared ones"
+            )
+        }
+        guard node.scope.isSingleton else {
+            return try Recipe.build(
+                key,
+                factory,
+                Resolver(injector: self, context: ResolutionContext.root.pushing(key)),
+                repeat each arguments
+            )
+        }
+        // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
+        // the closure: Swift 6.3's compiler crashes on pack operations inside a closure here.
+        let call = ArgumentCall(key: key, factory: factory, arguments: repeat each arguments)
+        return try node.cell.build(.root) { context throws(ProvisionError) in
+            try call.run(Resolver(injector: self, context: context))
+        }
+    }
+}

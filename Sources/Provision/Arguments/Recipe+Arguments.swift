@@ -1,0 +1,52 @@
+extension Recipe {
+    /// A binding with resolve-time arguments. Resolved without arguments (or as a dependency), it uses
+    /// the declared defaults.
+    static func arguments<each Argument>(_ factory: ArgumentFactory<T, repeat each Argument>) -> Recipe {
+        let signature = ArgumentFactory<T, repeat each Argument>.signature
+        var recipe = Recipe(
+            dependencies: .dynamic,
+            link: { _, node in
+                let key = node.key
+                let injector = node.injector
+                return node.scoped(
+                    Plan { context throws(ProvisionError) in
+                        guard let defaults = factory.defaults else {
+                            throw ProvisionError.argumentMismatch(
+                                key,
+                                expected: signature,
+                                given: "()",
+                                reason: "it was requested without arguments and declares no defaults"
+                            )
+                        }
+                        let values = defaults()
+                        return try Recipe.build(
+                            key,
+                            factory,
+                            Resolver(injector: injector, context: context.pushing(key)),
+                            repeat each values
+                        )
+                    }
+                )
+            },
+            instance: nil
+        )
+        recipe.arguments = ArgumentInfo(factory: factory, signature: signature, hasDefaults: factory.defaults != nil)
+        return recipe
+    }
+
+    /// Runs an argument factory, reporting failures like every other factory.
+    static func build<each Argument>(
+        _ key: BindingKey,
+        _ factory: ArgumentFactory<T, repeat each Argument>,
+        _ resolver: Resolver,
+        _ arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
+        do {
+            return try factory.make(resolver, repeat each arguments)
+        } catch let error as ProvisionError {
+            throw error.prepending(key)
+        } catch {
+            throw ProvisionError.factoryFailed(key, cause: error)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// How an ``Injectable`` type is built: a factory whose parameters are its dependencies, and a scope.
+///
+/// ```swift
+/// static let injection = Injection(Car.init(engine:brakes:))            // transient
+/// static let injection = Injection(Clock.init).in(.singleton)           // one per injector
+/// static let injection = Injection { resolver in try Clock(zone: resolver.get()) }
+/// ```
+public struct Injection<T> {
+    @usableFromInline let recipe: Recipe<T>
+    @usableFromInline var scope: Scope = .transient
+
+    @inlinable
+    init(recipe: Recipe<T>) {
+        self.recipe = recipe
+    }
+
+    /// Declares a factory whose parameters are resolved from the injector, like
+    /// ``BindingBuilder/to(_:)-(repeat(each_Dependency))``.
+    @inlinable
+    public init<each Dependency>(_ factory: @escaping @Sendable (repeat each Dependency) throws -> T) {
+        self.init(recipe: .constructor(factory))
+    }
+
+    /// Declares a factory with no parameters.
+    @inlinable
+    public init(_ factory: @escaping @Sendable () throws -> T) {
+        self.init(recipe: .constructor(factory))
+    }
+
+    /// Declares a factory of one dependency.
+    @inlinable
+    public init<A>(_ factory: @escaping @Sendable (consuming A) throws -> T) {
+        self.init(recipe: .constructor(factory))
+    }
+
+    /// Declares a factory of two dependencies.
+    @inlinable
+    public init<A, B>(_ factory: @escaping @Sendable (consuming A, consuming B) throws -> T) {
+        self.init(recipe: .constructor(factory))
+    }
+
+    /// Declares a factory of three dependencies.
+    @inlinable
+    public init<A, B, C>(_ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T) {
+        self.init(recipe: .constructor(factory))
+    }
+
+    /// Declares a closure that resolves what it needs through the given ``Resolver``.
+    @inlinable
+    public init(_ provider: @escaping @Sendable (Resolver) throws -> T) {
+        self.init(recipe: .closure(provider))
+    }
+
+    /// The scope a just-in-time binding of the type gets (a module binding sets its own).
+    public var defaultScope: Scope { scope }
+}
+
+extension Injection where T: Sendable {
+    /// Returns this declaration with another default scope.
+    ///
+    /// - Parameter scope: The scope; singletons need a `Sendable` type.
+    public func `in`(_ scope: Scope) -> Injection {
+        var copy = self
+        copy.scope = scope
+        return copy
+    }
+}
+
+// A declaration is immutable data (a recipe made of `Sendable` closures, and a scope).
+extension Injection: @unchecked Sendable {}

@@ -1,0 +1,69 @@
+extension Injector {
+    /// A new injector made of this injector's modules followed by `modules`.
+    ///
+    /// The new injector configures every module again and shares nothing with this one: its singletons
+    /// (eager ones included) are built anew. This injector is unchanged. Use ``makeChild(_:)`` to share
+    /// singletons instead.
+    ///
+    /// ```swift
+    /// let testing = try injector.with(FakePaymentsModule())
+    /// ```
+    ///
+    /// - Throws: What ``init(modules:configuration:)`` throws.
+    public func with(_ modules: any Module...) throws(ProvisionError) -> Injector {
+        try Injector(modules: self.modules + modules, configuration: configuration, parent: parent)
+    }
+
+    /// A new injector made of this injector's modules except those of the given types (and their
+    /// subclasses).
+    ///
+    /// Like ``with(_:)``, the new injector configures its modules again and builds its own singletons;
+    /// this injector is unchanged.
+    ///
+    /// ```swift
+    /// let offline = try injector.without(NetworkModule.self, SyncModule.self)
+    /// ```
+    ///
+    /// - Throws: What ``init(modules:configuration:)`` throws.
+    public func without<each M>(_ types: repeat (each M).Type) throws(ProvisionError) -> Injector {
+        var kept = modules
+        for type in repeat each types {
+            kept.removeAll { Injector.module($0, isA: type) }
+        }
+        return try Injector(modules: kept, configuration: configuration, parent: parent)
+    }
+
+    private static func module<M>(_ module: any Module, isA type: M.Type) -> Bool {
+        module is M
+    }
+
+    /// A child injector: its own bindings come first, and every other request falls back to this
+    /// injector, sharing its singletons.
+    ///
+    /// ```swift
+    /// let requestInjector = try appInjector.makeChild(RequestModule(request: request))
+    /// ```
+    ///
+    /// A child may bind a key its parent binds too; the child's binding wins for requests made through
+    /// the child. Bindings of the parent always resolve their dependencies in the parent (a parent
+    /// never sees its children's bindings). Dropping the child frees its own singletons only.
+    ///
+    /// - Throws: What ``init(modules:configuration:)`` throws.
+    public func makeChild(_ modules: any Module...) throws(ProvisionError) -> Injector {
+        try Injector(modules: modules, configuration: configuration, parent: self)
+    }
+
+    /// Resolves `type` (the unnamed binding); the same as ``get(_:named:)``.
+    ///
+    /// ```swift
+    /// let car = try injector[Car.self]
+    /// ```
+    public subscript<T>(_ type: T.Type) -> T {
+        get throws(ProvisionError) { try get(type) }
+    }
+
+    /// Resolves `type` named `name`; the same as ``get(_:named:)``.
+    public subscript<T>(_ type: T.Type, named name: String) -> T {
+        get throws(ProvisionError) { try get(type, named: name) }
+    }
+}

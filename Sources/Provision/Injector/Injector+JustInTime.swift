@@ -1,0 +1,51 @@
+extension Injector {
+    /// The node for `key` in this injector, its ancestors, or a just-in-time binding created for it.
+    ///
+    /// Lookup order: this injector's bindings, then each parent's; then, in this injector, a
+    /// just-in-time binding for a handle type (``Provider``, ``Lazy``, ``ObjectFactory``) or an
+    /// ``Injectable`` type (unnamed keys only). A just-in-time binding is installed like any other, so it
+    /// is created once per injector (two threads racing get the same node) and its singleton, if any,
+    /// belongs to this injector.
+    @usableFromInline
+    func lookup<T>(_ key: BindingKey, as type: T.Type) -> Node<T>? {
+        var current: Injector? = self
+        while let injector = current {
+            if let node = injector.registry.node(for: key) {
+                // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
+                return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
+            }
+            current = injector.parent
+        }
+        guard let made = justInTimeNode(for: key, as: type) else { return nil }
+        return unsafeDowncast(registry.installIfAbsent(made), to: Node<T>.self)
+    }
+
+    private func justInTimeNode<T>(for key: BindingKey, as type: T.Type) -> Node<T>? {
+        let location = SourceLocation(fileID: "Provision/just-in-time", line: 0)
+        if let synthetic = type as? any SyntheticDependency.Type,
+            let recipe = synthetic.syntheticRecipe(for: key) as? Recipe<T>
+        {
+            return Node(key: key, scope: .transient, location: location, recipe: recipe, injector: self)
+        }
+        if key.name == nil, let injectable = type as? any Injectable.Type,
+            let injection = injectable.anyInjection as? Injection<T>
+        {
+            return Node(key: key, scope: injection.scope, location: location, recipe: injection.recipe, injector: self)
+        }
+        return nil
+    }
+
+    /// Resolves a key that is not bound in this injector's own registry: the slow path of `resolve`.
+    @usableFromInline
+    func resolveUnbound<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
+        guard let node = lookup(key, as: type) else {
+            throw ProvisionError.notBound(key, path: [key])
+        }
+        return try node.resolve(context)
+    }
+}
+
+extension Injectable {
+    /// The declaration, type-erased, for just-in-time bindings found through an existential metatype.
+    static var anyInjection: Any { injection }
+}

@@ -1,0 +1,65 @@
+extension Recipe {
+    /// The collection of a multibinding: builds every element, in binding order.
+    static func collection<Element>(of type: Element.Type, elements: [BindingKey]) -> Recipe
+    where T == [Element] {
+        Recipe(
+            dependencies: .known(elements),
+            link: { linker, node throws(ProvisionError) in
+                let key = node.key
+                var plans: [PlanReference<Element>] = []
+                for element in elements {
+                    plans.append(try linker.plan(for: element, as: Element.self, below: node))
+                }
+                let linked = plans
+                return node.scoped(
+                    Plan { context throws(ProvisionError) in
+                        var values: [Element] = []
+                        values.reserveCapacity(linked.count)
+                        for plan in linked {
+                            values.append(try plan.make(context, for: key))
+                        }
+                        return values
+                    }
+                )
+            },
+            instance: nil
+        )
+    }
+}
+
+extension Injector {
+    /// Every element of the multibinding of `type`, in binding order: module order, then the order of
+    /// the `multibind` calls in each module.
+    ///
+    /// ```swift
+    /// let plugins = try injector.getAll((any Plugin).self)
+    /// ```
+    ///
+    /// - Returns: The elements; empty when nothing is multibound for `type`.
+    /// - Throws: ``ProvisionError`` from building an element.
+    public func getAll<T>(_ type: T.Type, named name: String? = nil) throws(ProvisionError) -> [T] {
+        let key = BindingKey([T].self, named: name)
+        guard let node = lookup(key, as: [T].self) else { return [] }
+        return try node.resolve(.root)
+    }
+
+    /// Groups multibinding elements into one collection node per collection key, elements in order.
+    static func collections(of records: [Binder.Record], injector: Injector) -> [any AnyNode] {
+        var order: [BindingKey] = []
+        var elements: [BindingKey: [BindingKey]] = [:]
+        var first: [BindingKey: Binder.Record] = [:]
+        for record in records {
+            guard let multibinding = record.multibinding else { continue }
+            let key = multibinding.collectionKey
+            if elements[key] == nil {
+                order.append(key)
+                first[key] = record
+            }
+            elements[key, default: []].append(record.key)
+        }
+        return order.compactMap { key in
+            guard let record = first[key], let multibinding = record.multibinding else { return nil }
+            return multibinding.makeCollection(elements[key] ?? [], record.location, injector)
+        }
+    }
+}

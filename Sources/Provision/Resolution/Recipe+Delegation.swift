@@ -1,0 +1,39 @@
+extension Recipe {
+    /// A binding that takes another binding's value and converts it (class to superclass, concrete type
+    /// to existential), checking the conversion at run time.
+    static func delegating<Target>(to target: BindingKey, as type: Target.Type) -> Recipe {
+        Recipe(
+            dependencies: .known([target]),
+            link: { linker, node throws(ProvisionError) in
+                let key = node.key
+                let plan = try linker.plan(for: target, as: type, below: node)
+                return node.scoped(
+                    Plan { context throws(ProvisionError) in
+                        let value = try plan.make(context, for: key)
+                        guard let converted = value as? T else {
+                            throw ProvisionError.typeMismatch(
+                                key,
+                                value: TypeName.describe(Swift.type(of: value)),
+                                at: nil
+                            )
+                        }
+                        return converted
+                    }
+                )
+            },
+            instance: nil
+        )
+    }
+
+    /// Stands in for a binding that was rejected while its module was configured; the module's error
+    /// is thrown before any injector can use it.
+    static var failing: Recipe {
+        Recipe(
+            dependencies: .known([]),
+            link: { _, node throws(ProvisionError) in
+                throw ProvisionError.typeMismatch(node.key, value: "an invalid value", at: node.location)
+            },
+            instance: nil
+        )
+    }
+}
