@@ -46,7 +46,6 @@ extension ProvisionError {
         /// A module's ``Module/configure(_:)`` threw; the ``ProvisionError/cause`` holds what it threw.
         public static let configurationFailed = Code(.configurationFailed)
 
-        /// The code in words, as error messages print it (`not bound`).
         /// A handle (``Provider``, ``Lazy``, ``ObjectFactory``) was used after the injector that created
         /// it was released. Handles refer to their injector weakly; keep the injector alive as long as
         /// its services run.
@@ -63,6 +62,7 @@ extension ProvisionError {
         /// delegating binding whose target's value does not convert.
         public static let typeMismatch = Code(.typeMismatch)
 
+        /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
             case .notBound: "not bound"

@@ -18,10 +18,6 @@
 public struct ObjectFactory: Sendable {
     @usableFromInline let injector: WeakInjector
 
-    init(injector: WeakInjector) {
-        self.injector = injector
-    }
-
     /// Resolves `type`, optionally named, from the factory's injector.
     ///
     /// - Throws: ``ProvisionError``: what resolving throws, or ``ProvisionError/Code/injectorReleased``.

@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// class ViewModel: PropertyInjectable {
-///     var store: (any Store)!
+///     var store: (any Store)?
 ///     var logger: Logger?
 ///
 ///     class var injectedProperties: [InjectedProperty] {
@@ -16,7 +16,7 @@
 /// }
 ///
 /// class DetailViewModel: ViewModel {
-///     var formatter: Formatter!
+///     var formatter: Formatter?
 ///     override class var injectedProperties: [InjectedProperty] {
 ///         super.injectedProperties + [.inject(\DetailViewModel.formatter)]
 ///     }
