@@ -107,6 +107,23 @@ extension ProvisionError {
         )
     }
 
+    /// One error for every binding missing below a request: the single error itself when there is one.
+    static func missingDependencies(_ errors: [ProvisionError]) -> ProvisionError {
+        guard errors.count > 1, let first = errors.first else {
+            return errors.first ?? ProvisionError(code: .notBound, key: nil, message: "no binding", hint: "")
+        }
+        let keys = errors.compactMap(\.key).map(\.description)
+        let error = ProvisionError(
+            code: .notBound,
+            key: first.key,
+            message: "\(errors.count) bindings are missing: \(keys.joined(separator: ", "))",
+            hint: "bind each of them in a module; every missing binding below the request is listed",
+            path: first.path
+        )
+        error.storage.underlying = errors
+        return error
+    }
+
     static func configurationFailed(_ module: any Module, cause: any Error) -> ProvisionError {
         ProvisionError(
             code: .configurationFailed,

@@ -33,6 +33,8 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         let message: String
         let hint: String
         let cause: (any Error)?
+        /// For an error that reports several problems at once: each of them.
+        var underlying: [ProvisionError] = []
         /// Innermost request first, so that propagating an error up through nested resolutions only
         /// appends.
         var reversedPath: [BindingKey]
@@ -56,7 +58,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            Storage(
+            let copy = Storage(
                 code: code,
                 key: key,
                 location: location,
@@ -65,6 +67,8 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
                 cause: cause,
                 reversedPath: reversedPath
             )
+            copy.underlying = underlying
+            return copy
         }
     }
 
@@ -88,6 +92,10 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
 
     /// The error that caused this one: what a factory threw, for ``Code/factoryFailed``.
     public var cause: (any Error)? { storage.cause }
+
+    /// The individual problems, when this error reports several at once (for example every missing
+    /// dependency of a service); empty otherwise.
+    public var underlyingErrors: [ProvisionError] { storage.underlying }
 
     init(
         code: Code,
@@ -151,6 +159,10 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         }
         if let cause {
             text += "\n  cause: \(String(describing: cause))"
+        }
+        for (index, problem) in storage.underlying.enumerated() {
+            text += "\n  \(index + 1). \(problem.message)"
+            if !problem.path.isEmpty { text += "\n     path: \(problem.pathDescription)" }
         }
         text += "\n  hint: \(hint)"
         return text

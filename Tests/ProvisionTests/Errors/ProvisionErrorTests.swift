@@ -33,6 +33,45 @@ struct ProvisionErrorTests {
         #expect(text.contains("hint: bind it in a module"))
     }
 
+    @Test("every missing dependency below a request is reported in one error, each with its path")
+    func allMissingDependencies() throws {
+        final class Wheel: Sendable {}
+        final class Axle: Sendable {
+            init(left: Wheel, right: Brakes) {}
+        }
+        final class Chassis: Sendable {
+            init(axle: Axle, engine: Engine, gearBox: any GearBox) {}
+        }
+        let injector = try Injector(
+            TestModule { binder in
+                binder.bind(Chassis.self).to(Chassis.init(axle:engine:gearBox:))
+                binder.bind(Axle.self).to(Axle.init(left:right:))
+                binder.bind(Engine.self).to(Engine.init)
+            }
+        )
+        let error = #expect(throws: ProvisionError.self) { try injector.get(Chassis.self) }
+        #expect(error?.code == .notBound)
+        let problems = error?.underlyingErrors ?? []
+        #expect(
+            problems.map(\.pathDescription) == [
+                "Chassis -> Axle -> Wheel",
+                "Chassis -> Axle -> Brakes",
+                "Chassis -> any GearBox",
+            ])
+        #expect(error?.message == "3 bindings are missing: Wheel, Brakes, any GearBox")
+        #expect(error?.description.contains("3. no binding for any GearBox") == true)
+
+        // Nothing half-linked was kept: once the bindings exist, the same request succeeds.
+        try injector.install(
+            TestModule { binder in
+                binder.bind(Wheel.self).to(Wheel.init)
+                binder.bind(Brakes.self).to(Brakes.init)
+                binder.bind((any GearBox).self).to(AfterMarketGearBox.init)
+            }
+        )
+        _ = try injector.get(Chassis.self)
+    }
+
     @Test("a missing top-level key has a one-element path")
     func notBoundTopLevel() throws {
         let injector = try Injector()
