@@ -36,19 +36,26 @@ final class UserService: Sendable {
     }
 }
 
-struct AppModule: Module {
+struct StorageModule: Module {
     func configure(_ binder: Binder) {
-        binder.bind(ServerConfig.self).toInstance(ServerConfig(port: 8080))
         binder.bind((any Database).self).to(InMemoryDatabase.init).in(.singleton)
         binder.bind(UserRepository.self).to(UserRepository.init(database:))
+    }
+}
+
+struct ServerModule: Module {
+    func configure(_ binder: Binder) {
+        binder.bind(ServerConfig.self).toInstance(ServerConfig(port: 8080))
+        binder.bind(ServerConfig.self, named: "admin").toInstance(ServerConfig(port: 9090))
         binder.bind(UserService.self).to(UserService.init(repository:config:))
     }
 }
 
 func readmeExample() throws -> String {
-    let injector = try Injector(AppModule())
+    let injector = try Injector(StorageModule(), ServerModule())
     let service = try injector.get(UserService.self)
-    return "port \(service.config.port): \(service.repository.names().joined(separator: ", "))"
+    let admin = try injector.get(ServerConfig.self, named: "admin")
+    return "port \(service.config.port), admin \(admin.port): \(service.repository.names().joined(separator: ", "))"
 }
 // README-EXAMPLE-END
 
@@ -56,7 +63,7 @@ func readmeExample() throws -> String {
 struct ReadmeExampleTests {
     @Test("the README example runs as written")
     func readmeExampleRuns() throws {
-        #expect(try readmeExample() == "port 8080: alice, bob")
+        #expect(try readmeExample() == "port 8080, admin 9090: alice, bob")
     }
 
     @Test("the README shows exactly the example this test runs")
