@@ -25,6 +25,7 @@ extension InstanceCell {
         }
         let key = self.key
         let stripe = injector.registry.stripe(for: key)
+        let thread = ThreadIdentity.current
         while true {
             // Decide under the stripe lock; act after releasing it.
             let action = stripe.withState { state -> GateAction in
@@ -36,7 +37,7 @@ extension InstanceCell {
                     state.gates[key] = entry
                     return .wait(entry.gate)
                 }
-                let gate = SingletonGate()
+                let gate = SingletonGate(owner: thread, path: context.keys + [key])
                 state.gates[key] = GateEntry(gate: gate, waiters: 0)
                 return .build(gate)
             }
@@ -46,7 +47,7 @@ extension InstanceCell {
                 if let value { return value }
 
             case .wait(let gate):
-                gate.semaphore.wait()
+                try wait(on: gate, thread: thread, context: context)
                 switch gate.outcome {
                 case .built:
                     if let value { return value }
@@ -78,6 +79,27 @@ extension InstanceCell {
                 }
                 return try result.get()
             }
+        }
+    }
+
+    /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
+    private func wait(on gate: SingletonGate, thread: UInt, context: ResolutionContext) throws(ProvisionError) {
+        if gate.owner == thread {
+            // Unreachable through the public API (the key would be on this thread's path), but waiting
+            // here would be waiting on ourselves.
+            throw ProvisionError.cycle(key, path: [key])
+        }
+        if let cycle = WaitGraph.beginWaiting(on: gate, thread: thread) {
+            throw ProvisionError.crossThreadCycle(key, waiterPath: context.keys + [key], builders: cycle.map(\.path))
+        }
+        defer { WaitGraph.endWaiting(thread: thread) }
+        guard let timeout = injector.configuration.singletonWaitTimeout else {
+            gate.semaphore.wait()
+            return
+        }
+        let started = DispatchTime.now()
+        if gate.semaphore.wait(timeout: started + timeout.dispatchInterval) == .timedOut {
+            throw ProvisionError.timedOut(key, after: timeout)
         }
     }
 }

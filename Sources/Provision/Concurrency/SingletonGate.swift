@@ -18,6 +18,18 @@ final class SingletonGate: Sendable {
     /// Signalled once per waiter when the build ends.
     let semaphore = DispatchSemaphore(value: 0)
 
+    /// The thread running the factory.
+    let owner: UInt
+
+    /// The key being built and the builder's resolution path to it, outermost first, for cycle errors
+    /// that span threads.
+    let path: [BindingKey]
+
+    init(owner: UInt, path: [BindingKey]) {
+        self.owner = owner
+        self.path = path
+    }
+
     /// Written once by the builder before it signals; read by each waiter after it wakes. The mutex
     /// orders the write before the reads for every thread (and for ThreadSanitizer), independent of
     /// the semaphore's own ordering.

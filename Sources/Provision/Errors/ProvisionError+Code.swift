@@ -15,6 +15,7 @@ extension ProvisionError {
             case argumentMismatch
             case eagerNotSingleton
             case typeMismatch
+            case timedOut
         }
 
         private let value: Value
@@ -62,6 +63,10 @@ extension ProvisionError {
         /// delegating binding whose target's value does not convert.
         public static let typeMismatch = Code(.typeMismatch)
 
+        /// A thread waited longer than ``Injector/Configuration/singletonWaitTimeout`` for another
+        /// thread's build of a singleton.
+        public static let timedOut = Code(.timedOut)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -75,6 +80,7 @@ extension ProvisionError {
             case .argumentMismatch: "argument mismatch"
             case .eagerNotSingleton: "eager binding not singleton"
             case .typeMismatch: "type mismatch"
+            case .timedOut: "timed out"
             }
         }
     }

@@ -124,6 +124,32 @@ extension ProvisionError {
         return error
     }
 
+    /// A cycle of singleton builds on several threads, each waiting on the next one's gate.
+    static func crossThreadCycle(_ key: BindingKey, waiterPath: [BindingKey], builders: [[BindingKey]])
+        -> ProvisionError
+    {
+        let others = builders.map { $0.map(\.description).joined(separator: " -> ") }
+        return ProvisionError(
+            code: .cycle,
+            key: key,
+            message: "\(key) is being built on another thread that waits, directly or through other threads, "
+                + "for a singleton this thread is building; the other thread's path: "
+                + others.joined(separator: "; "),
+            hint: "break the cycle: inject a Provider or Lazy handle on one edge, or restructure the services",
+            path: waiterPath
+        )
+    }
+
+    static func timedOut(_ key: BindingKey, after timeout: Duration) -> ProvisionError {
+        ProvisionError(
+            code: .timedOut,
+            key: key,
+            message: "gave up waiting for another thread to build \(key) after \(timeout)",
+            hint: "find out why its factory is slow or stuck, or raise Configuration.singletonWaitTimeout",
+            path: [key]
+        )
+    }
+
     static func configurationFailed(_ module: any Module, cause: any Error) -> ProvisionError {
         ProvisionError(
             code: .configurationFailed,

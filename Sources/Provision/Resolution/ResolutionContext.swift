@@ -31,6 +31,17 @@ struct ResolutionContext: Sendable {
         return false
     }
 
+    /// The keys of the dynamic frames, outermost first.
+    var keys: [BindingKey] {
+        var keys: [BindingKey] = []
+        var current = frame
+        while let node = current {
+            keys.append(node.key)
+            current = node.parent
+        }
+        return keys.reversed()
+    }
+
     /// The context for resolving below `key`.
     @usableFromInline
     func pushing(_ key: BindingKey) -> ResolutionContext {
