@@ -8,8 +8,9 @@ extension Recipe {
             link: { _, node in
                 let key = node.key
                 let injector = node.injector
+                // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 return node.scoped(
-                    Plan { context throws(ProvisionError) in
+                    Plan { [unowned injector] context throws(ProvisionError) in
                         guard let defaults = factory.defaults else {
                             throw ProvisionError.argumentMismatch(
                                 key,

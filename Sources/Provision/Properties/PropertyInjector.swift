@@ -52,8 +52,8 @@ extension Node {
     func injectingProperties(_ plan: Plan<T>) -> Plan<T> {
         guard T.self is any PropertyInjectable.Type else { return plan }
         let key = self.key
-        let injector = self.injector
-        return Plan { context throws(ProvisionError) in
+        // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
+        return Plan { [unowned injector] context throws(ProvisionError) in
             let value = try plan.make(context)
             if let object = value as? any PropertyInjectable {
                 do throws(ProvisionError) {

@@ -82,8 +82,9 @@ extension Recipe {
                 // A singleton's build already pushed its key (see InstanceCell.build); pushing it again
                 // here would make the closure find itself on the path.
                 let tracksPath = !node.scope.isSingleton
+                // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 return node.scoped(
-                    Plan { context throws(ProvisionError) in
+                    Plan { [unowned injector] context throws(ProvisionError) in
                         var inner = context
                         if tracksPath {
                             if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
