@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Provision", targets: ["Provision"]),
         .executable(name: "di-bench", targets: ["DIBench"]),
+        .executable(name: "provision-stress", targets: ["ProvisionStress"]),
     ],
     dependencies: [
         // Benchmark-only dependencies: the Provision library itself depends on nothing.
@@ -23,6 +24,7 @@ let package = Package(
             ],
             path: "Benchmarks/DIBench"
         ),
+        .executableTarget(name: "ProvisionStress", dependencies: ["Provision"]),
         .testTarget(name: "ProvisionTests", dependencies: ["Provision"]),
     ],
     swiftLanguageModes: [.v6]

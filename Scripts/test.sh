@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
-# the test suite again under ThreadSanitizer, and a di-bench smoke run. Fails loudly on the first failure.
+# the test suite again under ThreadSanitizer, the stress run (release, then under ThreadSanitizer), and a
+# di-bench smoke run. Fails loudly on the first failure.
 #
-# Usage: Scripts/test.sh            # everything
-#        SKIP_TSAN=1 Scripts/test.sh  # skip the ThreadSanitizer pass (local iterations only)
+# Usage: Scripts/test.sh                    # everything
+#        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
+#        STRESS_SECONDS=10 Scripts/test.sh    # a shorter stress run (CI uses the default, 60 s)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -46,6 +48,14 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
     fi
     grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/tsan-output.txt" \
         || fatal "the ThreadSanitizer run did not report passing tests"
+fi
+
+log "Stress run (release, ${STRESS_SECONDS:-60} s)"
+Scripts/stress.sh --seconds "${STRESS_SECONDS:-60}" || fatal "stress run"
+
+if [ "${SKIP_TSAN:-0}" != "1" ]; then
+    log "Stress run under ThreadSanitizer (10 s)"
+    Scripts/stress.sh --tsan --seconds 10 --threads 8 || fatal "stress run under ThreadSanitizer"
 fi
 
 log "di-bench smoke run (release, --quick)"
