@@ -1,0 +1,66 @@
+import Dispatch
+
+/// Statistics of one measured operation: nanoseconds per operation over repeated samples.
+struct Measurement: Codable, Sendable {
+    var samples: [Double]
+
+    var median: Double { percentile(0.5) }
+    var p10: Double { percentile(0.1) }
+    var p90: Double { percentile(0.9) }
+
+    func percentile(_ fraction: Double) -> Double {
+        guard !samples.isEmpty else { return .nan }
+        let sorted = samples.sorted()
+        let position = fraction * Double(sorted.count - 1)
+        let lower = Int(position)
+        let upper = min(lower + 1, sorted.count - 1)
+        let weight = position - Double(lower)
+        return sorted[lower] * (1 - weight) + sorted[upper] * weight
+    }
+}
+
+/// How long and how often to sample.
+struct SamplingPlan: Sendable {
+    /// The shortest time one sample runs, so that the clock's resolution and the loop's overhead vanish.
+    var sampleNanoseconds: UInt64
+    var samples: Int
+    var warmupSamples: Int
+
+    static let standard = SamplingPlan(sampleNanoseconds: 4_000_000, samples: 21, warmupSamples: 3)
+    static let quick = SamplingPlan(sampleNanoseconds: 300_000, samples: 5, warmupSamples: 1)
+}
+
+/// Runs a batch workload repeatedly: calibrates the batch size to the plan's sample length, warms up,
+/// then records nanoseconds per operation for each sample.
+enum Sampler {
+    /// A workload runs `count` operations and returns a checksum of what it built.
+    typealias Workload = (Int) throws -> UInt
+
+    static func measure(_ workload: Workload, plan: SamplingPlan) throws -> Measurement {
+        var batch = 1
+        // Calibrate: double the batch until one batch takes at least the sample length.
+        while true {
+            let elapsed = try time(workload, batch)
+            if elapsed >= plan.sampleNanoseconds || batch >= 1 << 30 { break }
+            let factor = elapsed == 0 ? 16 : min(16, max(2, Int(plan.sampleNanoseconds / max(elapsed, 1)) + 1))
+            batch *= factor
+        }
+        for _ in 0..<plan.warmupSamples {
+            _ = try time(workload, batch)
+        }
+        var samples: [Double] = []
+        samples.reserveCapacity(plan.samples)
+        for _ in 0..<plan.samples {
+            samples.append(Double(try time(workload, batch)) / Double(batch))
+        }
+        return Measurement(samples: samples)
+    }
+
+    private static func time(_ workload: Workload, _ batch: Int) throws -> UInt64 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let checksum = try workload(batch)
+        let end = DispatchTime.now().uptimeNanoseconds
+        globalSink &+= checksum
+        return end - start
+    }
+}

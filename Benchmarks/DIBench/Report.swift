@@ -1,0 +1,160 @@
+import Foundation
+
+/// Everything one run measured, as written by `--json` and read by `--compare`.
+struct BenchReport: Codable {
+    struct ScenarioResult: Codable {
+        var name: String
+        /// Nanoseconds per operation, keyed by implementation (`provision`, `hand-wired`, `swinject`).
+        var results: [String: Measurement]
+    }
+
+    var toolchain: String
+    var cpu: String
+    var cores: Int
+    var date: String
+    var quick: Bool
+    var scenarios: [ScenarioResult] = []
+    var throughput: [ThroughputResult] = []
+    var storms: [StormResult] = []
+
+    init(quick: Bool) {
+        #if compiler(>=6.3)
+            toolchain = "Swift 6.3 or later"
+        #else
+            toolchain = "Swift before 6.3"
+        #endif
+        cpu = Self.cpuModel()
+        cores = ProcessInfo.processInfo.activeProcessorCount
+        date = ISO8601DateFormatter().string(from: Date())
+        self.quick = quick
+    }
+
+    private static func cpuModel() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let value = line.split(separator: ":", maxSplits: 1).last
+        else { return "unknown" }
+        return value.trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// Plain-text tables.
+enum TextTable {
+    static func render(_ header: [String], _ rows: [[String]]) -> String {
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                return index == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
+        return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// Nanoseconds, readable: `12.8`, `6,290`, `1.02 ms`.
+    static func nanoseconds(_ value: Double) -> String {
+        guard value.isFinite else { return "-" }
+        if value >= 1_000_000 { return String(format: "%.2f ms", value / 1_000_000) }
+        if value >= 100 { return grouped(Int(value.rounded())) }
+        return String(format: "%.1f", value)
+    }
+
+    static func ratio(_ value: Double) -> String {
+        guard value.isFinite else { return "-" }
+        return value >= 100 ? String(format: "%.0fx", value) : String(format: "%.2fx", value)
+    }
+
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value)
+        var result = ""
+        for (index, character) in digits.reversed().enumerated() {
+            if index > 0 && index % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return String(result.reversed())
+    }
+}
+
+extension BenchReport {
+    func resolutionTable() -> String {
+        let rows = scenarios.map { scenario -> [String] in
+            let provision = scenario.results["provision"]
+            let hand = scenario.results["hand-wired"]
+            let swinject = scenario.results["swinject"]
+            let provisionCell = provision.map {
+                "\(TextTable.nanoseconds($0.median)) (\(TextTable.nanoseconds($0.p10))–\(TextTable.nanoseconds($0.p90)))"
+            }
+            return [
+                scenario.name,
+                provisionCell ?? "-",
+                hand.map { TextTable.nanoseconds($0.median) } ?? "-",
+                swinject.map { TextTable.nanoseconds($0.median) } ?? "-",
+                ratio(provision, over: hand),
+                ratio(swinject, over: provision),
+            ]
+        }
+        return TextTable.render(
+            [
+                "scenario", "Provision ns/op (p10–p90)", "hand-wired", "Swinject", "Provision ÷ hand",
+                "Swinject ÷ Provision",
+            ],
+            rows
+        )
+    }
+
+    func throughputTable() -> String {
+        var rows: [[String]] = []
+        for result in throughput {
+            let single = throughput.first { $0.scenario == result.scenario && $0.threads == 1 }
+            func ops(_ key: String) -> String {
+                result.opsPerSecond[key].map { TextTable.grouped(Int($0)) } ?? "-"
+            }
+            func scaling(_ key: String) -> String {
+                guard let now = result.opsPerSecond[key], let base = single?.opsPerSecond[key], base > 0 else {
+                    return "-"
+                }
+                return TextTable.ratio(now / base)
+            }
+            rows.append([
+                result.scenario, "\(result.threads)", ops("provision"), ops("hand-wired"), ops("swinject"),
+                scaling("provision"), scaling("hand-wired"), scaling("swinject"),
+            ])
+        }
+        return TextTable.render(
+            [
+                "throughput", "threads", "Provision ops/s", "hand-wired ops/s", "Swinject ops/s", "Provision scaling",
+                "hand scaling", "Swinject scaling",
+            ],
+            rows
+        )
+    }
+
+    func stormTable() -> String {
+        let rows = storms.map { storm in
+            [
+                storm.implementation, "\(storm.threads)", "\(storm.rounds)",
+                "\(TextTable.nanoseconds(storm.roundTime.median)) (\(TextTable.nanoseconds(storm.roundTime.p10))–"
+                    + "\(TextTable.nanoseconds(storm.roundTime.p90)))",
+                "\(storm.badRounds)",
+            ]
+        }
+        return TextTable.render(
+            [
+                "first-access storm", "threads", "rounds", "ns until all hold it (p10–p90)",
+                "rounds with factory runs ≠ 1",
+            ],
+            rows
+        )
+    }
+
+    private func ratio(_ numerator: Measurement?, over denominator: Measurement?) -> String {
+        guard let numerator, let denominator, denominator.median > 0 else { return "-" }
+        return TextTable.ratio(numerator.median / denominator.median)
+    }
+}

@@ -1,0 +1,78 @@
+import Provision
+import Swinject
+
+// Hand-written services of the small scenarios. The large graphs are generated (Generated/).
+
+final class BenchSingleton: Sendable {}
+final class BenchLeaf: Sendable {}
+final class BenchNamed: Sendable {}
+
+final class BenchJob: Sendable {
+    let name: String
+    let priority: Int
+    let leaf: BenchLeaf
+
+    init(name: String, priority: Int, leaf: BenchLeaf) {
+        self.name = name
+        self.priority = priority
+        self.leaf = leaf
+    }
+}
+
+/// The roots of the wide graphs: each holds all its leaves.
+final class WideRoot {
+    let leaves: [AnyObject]
+    init(leaves: [AnyObject]) { self.leaves = leaves }
+}
+
+/// The hand-wired singleton of the singleton-hit scenario, built once at start-up.
+final class SingletonHolder: Sendable {
+    let singleton = BenchSingleton()
+
+    @inline(never)
+    func get() -> BenchSingleton { singleton }
+}
+
+struct SmallModule: Module {
+    func configure(_ binder: Binder) {
+        binder.bind(BenchSingleton.self).to(BenchSingleton.init).in(.singleton)
+        binder.bind(BenchLeaf.self).to(BenchLeaf.init)
+        binder.bind(BenchNamed.self, named: "primary").to(BenchNamed.init)
+        binder.bind(BenchNamed.self, named: "secondary").to(BenchNamed.init)
+        binder.bind(BenchJob.self).withArguments(String.self, Int.self)
+            .to { resolver, name, priority in BenchJob(name: name, priority: priority, leaf: try resolver.get()) }
+        binder.bind(WideRoot.self, named: "10").to { WideRoot(leaves: try Wide10.resolveLeaves($0)) }
+        binder.bind(WideRoot.self, named: "100").to { WideRoot(leaves: try Wide100.resolveLeaves($0)) }
+        binder.bind(WideRoot.self, named: "1000").to { WideRoot(leaves: try Wide1000.resolveLeaves($0)) }
+        binder.bind(WideRoot.self, named: "singletons").to { WideRoot(leaves: try SingletonLeaves.resolveLeaves($0)) }
+        Wide10.bindLeaves(binder)
+        Wide100.bindLeaves(binder)
+        Wide1000.bindLeaves(binder)
+        SingletonLeaves.bindLeaves(binder)
+    }
+}
+
+/// The Swinject container of the small scenarios, with the same registrations as `SmallModule`.
+func makeSmallContainer() -> Container {
+    let container = Container()
+    container.register(BenchSingleton.self) { _ in BenchSingleton() }.inObjectScope(.container)
+    container.register(BenchLeaf.self) { _ in BenchLeaf() }.inObjectScope(.transient)
+    container.register(BenchNamed.self, name: "primary") { _ in BenchNamed() }.inObjectScope(.transient)
+    container.register(BenchNamed.self, name: "secondary") { _ in BenchNamed() }.inObjectScope(.transient)
+    container.register(BenchJob.self) { (r: Swinject.Resolver, name: String, priority: Int) in
+        BenchJob(name: name, priority: priority, leaf: resolved(r, BenchLeaf.self))
+    }.inObjectScope(.transient)
+    container.register(WideRoot.self, name: "10") { WideRoot(leaves: Wide10.resolveLeaves($0)) }
+        .inObjectScope(.transient)
+    container.register(WideRoot.self, name: "100") { WideRoot(leaves: Wide100.resolveLeaves($0)) }
+        .inObjectScope(.transient)
+    container.register(WideRoot.self, name: "1000") { WideRoot(leaves: Wide1000.resolveLeaves($0)) }
+        .inObjectScope(.transient)
+    container.register(WideRoot.self, name: "singletons") { WideRoot(leaves: SingletonLeaves.resolveLeaves($0)) }
+        .inObjectScope(.transient)
+    Wide10.registerLeaves(container)
+    Wide100.registerLeaves(container)
+    Wide1000.registerLeaves(container)
+    SingletonLeaves.registerLeaves(container)
+    return container
+}

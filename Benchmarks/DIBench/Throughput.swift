@@ -1,0 +1,101 @@
+import Dispatch
+import Provision
+import Swinject
+import Synchronization
+
+/// Multi-thread throughput: threads resolving from one shared injector (or container, or hand-wired
+/// graph) for a fixed time; total operations per second, and scaling against one thread.
+struct ThroughputResult: Codable, Sendable {
+    var scenario: String
+    var threads: Int
+    /// Operations per second, keyed by implementation.
+    var opsPerSecond: [String: Double]
+}
+
+enum Throughput {
+    static let threadCounts = [1, 2, 4, 8]
+
+    /// A workload that threads share: made once, called from every thread.
+    struct Shared: @unchecked Sendable {
+        // The closures resolve from Sendable injectors, Swinject's synchronized resolver, or immutable
+        // hand-wired graphs; each is safe to call from any thread.
+        let run: Sampler.Workload
+    }
+
+    static func scenarios() throws -> [(String, [Scenario.Implementation: Shared])] {
+        let injector = try Injector(MixedGraphModule(), SmallModule())
+        _ = try injector.get(BenchSingleton.self)
+        let hand = MixedGraphHandWired()
+        let holder = SingletonHolder()
+        let resolver = makeMixedGraphContainer().synchronize()
+        let small = makeSmallContainer().synchronize()
+        return [
+            (
+                "mixed daemon graph",
+                [
+                    .provision: Shared { count in
+                        var sink: UInt = 0
+                        for _ in 0..<count { sink ^= try MixedGraph.resolveRoots(injector) }
+                        return sink
+                    },
+                    .handWired: Shared { count in
+                        var sink: UInt = 0
+                        for _ in 0..<count { sink ^= MixedGraph.makeRoots(hand) }
+                        return sink
+                    },
+                    .swinject: Shared { count in
+                        var sink: UInt = 0
+                        for _ in 0..<count { sink ^= MixedGraph.resolveRoots(resolver) }
+                        return sink
+                    },
+                ]
+            ),
+            (
+                "singleton hit",
+                [
+                    .provision: Shared(run: repeating { try injector.get(BenchSingleton.self) }),
+                    .handWired: Shared(run: repeating { holder.get() }),
+                    .swinject: Shared(run: repeating { resolved(small, BenchSingleton.self) }),
+                ]
+            ),
+        ]
+    }
+
+    /// Runs every scenario at every thread count for `seconds` each.
+    static func run(seconds: Double, filter: (String) -> Bool) throws -> [ThroughputResult] {
+        var results: [ThroughputResult] = []
+        for (name, implementations) in try scenarios() where filter("throughput: \(name)") {
+            for threads in threadCounts {
+                var result = ThroughputResult(scenario: name, threads: threads, opsPerSecond: [:])
+                for implementation in Scenario.Implementation.allCases {
+                    guard let shared = implementations[implementation] else { continue }
+                    result.opsPerSecond[implementation.rawValue] = measure(shared, threads: threads, seconds: seconds)
+                }
+                results.append(result)
+            }
+        }
+        return results
+    }
+
+    private static func measure(_ shared: Shared, threads: Int, seconds: Double) -> Double {
+        // One short warm-up on every thread count, then the timed run.
+        _ = try? shared.run(1_000)
+        let operations = Atomic<Int>(0)
+        let sink = Atomic<UInt>(0)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let started = DispatchTime.now().uptimeNanoseconds
+        onThreads(threads) { _ in
+            var done = 0
+            var local: UInt = 0
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                local ^= (try? shared.run(256)) ?? 0
+                done += 256
+            }
+            operations.add(done, ordering: .relaxed)
+            sink.add(local, ordering: .relaxed)
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        globalSink &+= sink.load(ordering: .relaxed)
+        return Double(operations.load(ordering: .relaxed)) / elapsed
+    }
+}
