@@ -29,7 +29,7 @@ struct CrossThreadCycleTests {
 
     @Test("two threads each building one half of a singleton cycle get cycle errors, never a deadlock")
     func crossThreadCycle() throws {
-        let rounds = 2_000
+        let rounds = 10_000
         let codes = Locked<[ProvisionError.Code]>([])
         let messages = Locked<[String]>([])
         let longest = Locked<UInt64>(0)
