@@ -64,7 +64,7 @@ extension ArgumentScopeBuilder {
         let defaults = (repeat each values)
         guard let factory = binder.argumentFactory(at: index, as: ArgumentFactory<T, repeat each Argument>.self)
         else { return self }
-        setFactory(ArgumentFactory(make: factory.make, defaults: { defaults }))
+        setFactory(factory.withDefaults { defaults })
         return self
     }
 }

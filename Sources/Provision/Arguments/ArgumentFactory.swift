@@ -1,7 +1,11 @@
 /// The factory of a binding that takes resolve-time arguments, with its declared argument types and
 /// optional defaults.
 final class ArgumentFactory<T, each Argument>: Sendable {
-    let make: @Sendable (Resolver, repeat each Argument) throws -> T
+    /// The closure of `to { resolver, make, model in ... }`, which takes the arguments one by one.
+    /// Exactly one of `make` and `makeFromTuple` is set (an enum can't hold a pack).
+    let make: (@Sendable (Resolver, repeat each Argument) throws -> T)?
+    /// The adapter of a ``ServiceProvider``, which takes the arguments as one tuple.
+    let makeFromTuple: (@Sendable (Resolver, (repeat each Argument)) throws -> T)?
     /// The defaults, as a closure so that the pack needs no storage of its own.
     let defaults: (@Sendable () -> (repeat each Argument))?
 
@@ -10,7 +14,36 @@ final class ArgumentFactory<T, each Argument>: Sendable {
         defaults: (@Sendable () -> (repeat each Argument))?
     ) {
         self.make = make
+        self.makeFromTuple = nil
         self.defaults = defaults
+    }
+
+    init(
+        makeFromTuple: @escaping @Sendable (Resolver, (repeat each Argument)) throws -> T,
+        defaults: (@Sendable () -> (repeat each Argument))?
+    ) {
+        self.make = nil
+        self.makeFromTuple = makeFromTuple
+        self.defaults = defaults
+    }
+
+    /// This factory with other defaults.
+    func withDefaults(_ defaults: @escaping @Sendable () -> (repeat each Argument)) -> ArgumentFactory {
+        if let make { return ArgumentFactory(make: make, defaults: defaults) }
+        if let makeFromTuple { return ArgumentFactory(makeFromTuple: makeFromTuple, defaults: defaults) }
+        return self
+    }
+
+    /// Calls the factory.
+    func call(_ resolver: Resolver, _ arguments: repeat each Argument) throws -> T {
+        if let make { return try make(resolver, repeat each arguments) }
+        if let makeFromTuple { return try makeFromTuple(resolver, (repeat each arguments)) }
+        throw ProvisionError.argumentMismatch(
+            BindingKey(T.self),
+            expected: ArgumentFactory.signature,
+            given: ArgumentFactory.signature,
+            reason: "its binding has no factory"
+        )
     }
 
     /// The argument types in Swift syntax: `(String, Int)`.

@@ -6,7 +6,8 @@ extension Injector {
     /// ```
     ///
     /// The binding must be declared with ``BindingBuilder/withArguments(_:)`` and matching argument
-    /// types. For a singleton that is already built, the arguments are ignored.
+    /// types, or delegate with ``BindingBuilder/to(binding:named:)`` to such a binding, which then
+    /// receives the arguments. For a singleton that is already built, the arguments are ignored.
     ///
     /// - Parameters:
     ///   - type: The type to resolve.
@@ -26,6 +27,16 @@ extension Injector {
         if let value = node.cell.value { return value }
         let given = ArgumentFactory<T, repeat each Argument>.signature
         guard let info = node.recipe.arguments else {
+            if let forwarding = node.recipe.forwarding {
+                let call = ForwardingCall<T, repeat each Argument>(
+                    key: key,
+                    injector: node.injector,
+                    forwarding: forwarding,
+                    arguments: repeat each arguments
+                )
+                guard node.scope.isSingleton else { return try call.run() }
+                return try node.cell.build(.root) { _ throws(ProvisionError) in try call.run() }
+            }
             throw ProvisionError.argumentMismatch(
                 key,
                 expected: "()",

@@ -43,7 +43,7 @@ extension Recipe {
         _ arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         do {
-            return try factory.make(resolver, repeat each arguments)
+            return try factory.call(resolver, repeat each arguments)
         } catch let error as ProvisionError {
             throw error.prepending(key)
         } catch {

@@ -6,15 +6,19 @@ extension Injector {
     /// ``Injectable`` type (unnamed keys only). A just-in-time binding is installed like any other, so it
     /// is created once per injector (two threads racing get the same node) and its singleton, if any,
     /// belongs to this injector.
+    ///
+    /// Handles are never taken from a parent: a parent's handle resolves in the parent, so a child would
+    /// miss its own bindings (Objection's quirk Q1). Each injector makes its own.
     @usableFromInline
     func lookup<T>(_ key: BindingKey, as type: T.Type) -> Node<T>? {
         var current: Injector? = self
+        let isHandle = type is any SyntheticDependency.Type
         while let injector = current {
             if let node = injector.registry.node(for: key) {
                 // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
                 return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
             }
-            current = injector.parent
+            current = isHandle ? nil : injector.parent
         }
         guard let made = justInTimeNode(for: key, as: type) else { return nil }
         return unsafeDowncast(registry.installIfAbsent(made), to: Node<T>.self)

@@ -67,7 +67,7 @@ public final class Injector: Sendable {
         var merged: [BindingKey: any AnyNode] = [:]
         var order: [BindingKey] = []
         var allRecords: [Binder.Record] = []
-        var eager: [(BindingKey, SourceLocation)] = []
+        var eager: [Binder.EagerKey] = []
         for module in modules {
             let (records, eagerKeys) = try configured(module)
             allRecords += records
@@ -88,9 +88,7 @@ public final class Injector: Sendable {
             }
         }
         try registry.install(order.compactMap { merged[$0] })
-        try buildEagerSingletons(
-            eager + allRecords.filter(\.isEager).map { ($0.key, $0.location) }
-        )
+        try buildEagerSingletons(eager + allRecords.filter(\.isEager).map(Injector.eagerKey(of:)))
     }
 
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.
@@ -114,7 +112,7 @@ public final class Injector: Sendable {
             )
         }
         try registry.install(nodes(of: records))
-        try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map { ($0.key, $0.location) })
+        try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
     }
 
     /// Whether the injector (or an ancestor) has a binding for `type` under `name`. Just-in-time
@@ -138,9 +136,7 @@ public final class Injector: Sendable {
         registry.nodes.map(\.key).filter { $0.name?.hasPrefix("\u{E000}") != true }
     }
 
-    private func configured(_ module: any Module) throws(ProvisionError) -> (
-        [Binder.Record], [(BindingKey, SourceLocation)]
-    ) {
+    private func configured(_ module: any Module) throws(ProvisionError) -> ([Binder.Record], [Binder.EagerKey]) {
         let binder = Binder()
         do {
             try module.configure(binder)
@@ -154,14 +150,22 @@ public final class Injector: Sendable {
         records.compactMap { record in record.makeNode?(self, record.scope) }
     }
 
+    /// The eager key of a binding made with `asEagerSingleton()`: a node of this injector's modules.
+    private static func eagerKey(of record: Binder.Record) -> Binder.EagerKey {
+        let key = record.key
+        return Binder.EagerKey(key: key, location: record.location) { injector in
+            injector.registry.retainedNode(for: key)
+        }
+    }
+
     /// Builds the eager singletons, in declaration order.
-    private func buildEagerSingletons(_ keys: [(BindingKey, SourceLocation)]) throws(ProvisionError) {
-        for (key, location) in keys {
-            guard let node = registry.retainedNode(for: key) else {
-                throw ProvisionError.notBound(key, path: [key])
+    private func buildEagerSingletons(_ keys: [Binder.EagerKey]) throws(ProvisionError) {
+        for eager in keys {
+            guard let node = eager.node(self) else {
+                throw ProvisionError.notBound(eager.key, path: [eager.key])
             }
             guard node.scope.isSingleton else {
-                throw ProvisionError.eagerNotSingleton(key, scope: node.scope, at: location)
+                throw ProvisionError.eagerNotSingleton(eager.key, scope: node.scope, at: eager.location)
             }
             try node.build()
         }

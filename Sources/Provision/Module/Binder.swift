@@ -41,8 +41,17 @@ public final class Binder {
     }
 
     private(set) var records: [Record] = []
-    /// Keys marked eager with ``eager(_:named:fileID:line:)``, with where they were marked.
-    private(set) var eagerKeys: [(BindingKey, SourceLocation)] = []
+    /// A key marked eager: where it was marked, and how an injector finds its node.
+    struct EagerKey {
+        let key: BindingKey
+        let location: SourceLocation
+        /// The node bound to the key in `injector`: a module binding, or the just-in-time binding of an
+        /// ``Injectable`` type.
+        let node: (_ injector: Injector) -> (any AnyNode)?
+    }
+
+    /// Keys marked eager with ``eager(_:named:fileID:line:)``.
+    private(set) var eagerKeys: [EagerKey] = []
     /// Errors found while recording (for example an instance of the wrong type), reported when the
     /// module is installed.
     private var errors: [ProvisionError] = []
@@ -116,15 +125,29 @@ public final class Binder {
         return BindingBuilder(binder: self, index: records.count - 1)
     }
 
-    /// Marks a binding to be built when the injector is created: Objection's eager singletons. The key
-    /// must be bound as a singleton (or an instance) by some module of the injector; otherwise creating
-    /// the injector throws ``ProvisionError/Code/eagerNotSingleton``.
+    /// Marks a binding to be built when the injector is created: Objection's eager singletons.
+    ///
+    /// ```swift
+    /// binder.eager(Scheduler.self)   // bound as a singleton here, elsewhere, or declared Injectable
+    /// ```
+    ///
+    /// The key must be a singleton (or an instance) in the injector: bound so by any of its modules, or
+    /// an ``Injectable`` type whose declaration is a singleton. Eager keys of all modules are built in
+    /// module order, after every module is configured.
     ///
     /// - Parameters:
     ///   - type: The bound type.
     ///   - name: The binding's name; `nil` for the unnamed binding.
+    /// - Note: Creating the injector throws ``ProvisionError/Code/eagerNotSingleton`` (naming the key)
+    ///   when the key is bound in another scope, and ``ProvisionError/Code/notBound`` when nothing
+    ///   provides it at all.
     public func eager<T>(_ type: T.Type, named name: String? = nil, fileID: String = #fileID, line: Int = #line) {
-        eagerKeys.append((BindingKey(type, named: name), SourceLocation(fileID: fileID, line: line)))
+        let key = BindingKey(type, named: name)
+        eagerKeys.append(
+            EagerKey(key: key, location: SourceLocation(fileID: fileID, line: line)) { injector in
+                injector.lookup(key, as: T.self)
+            }
+        )
     }
 
     /// The hidden name of a multibinding element: unique per binder, never a name a user would write.

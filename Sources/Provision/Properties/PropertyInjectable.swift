@@ -26,13 +26,16 @@
 /// The injector fills the properties of objects created elsewhere with
 /// ``Injector/injectDependencies(into:onlyIfNil:)``, and of objects it builds itself from a
 /// constructor binding or an ``Injectable`` declaration (not of instances, closure results or provider
-/// results, which are returned as they are). Dependencies are built — and their own hooks called —
-/// before the object that needs them, and ``didInjectDependencies()`` runs exactly once per injection,
-/// after every property is set.
+/// results, which are returned as they are; a closure can ask for it with
+/// ``Resolver/injectDependencies(into:onlyIfNil:)``). Dependencies are built — and their own hooks
+/// called — before the object that needs them, and ``didInjectDependencies()`` runs exactly once per
+/// injection, after every property is set. A binding reads its class's `injectedProperties` once, when
+/// it is first resolved.
 ///
 /// Declare `injectedProperties` as a `class var` so that subclasses can add theirs to
-/// `super.injectedProperties`; when a subclass lists a property its superclass lists too, the
-/// subclass's entry wins.
+/// `super.injectedProperties`. To replace a superclass's entry, list the same key path — rooted at the
+/// class that declares the property (`\Person.title`, not `\Programmer.title`, which Swift considers a
+/// different key path) — and the subclass's entry wins.
 public protocol PropertyInjectable: AnyObject {
     /// The properties to set, in order.
     static var injectedProperties: [InjectedProperty] { get }

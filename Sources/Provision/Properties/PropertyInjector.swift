@@ -12,14 +12,28 @@ enum PropertyInjector {
     }
 
     /// Sets every required property of `object`, then calls its hook once.
+    ///
+    /// A property whose binding is missing doesn't stop the others: every missing binding is reported
+    /// in one ``ProvisionError/Code/notBound`` error (listed in ``ProvisionError/underlyingErrors``), and
+    /// the hook is not called. Any other failure stops at once.
+    ///
+    /// - Parameter requirements: The requirements of `object`'s class, when the caller has them already.
     static func inject(
         _ object: any PropertyInjectable,
+        requirements known: [InjectedProperty]? = nil,
         resolver: Resolver,
         onlyIfNil: Bool
     ) throws(ProvisionError) {
-        for property in requirements(of: type(of: object)) {
-            _ = try property.apply(object, resolver, onlyIfNil)
+        var missing: [ProvisionError] = []
+        for property in known ?? requirements(of: type(of: object)) {
+            do throws(ProvisionError) {
+                _ = try property.apply(object, resolver, onlyIfNil)
+            } catch {
+                guard error.code == .notBound else { throw error }
+                missing += error.underlyingErrors.isEmpty ? [error] : error.underlyingErrors
+            }
         }
+        guard missing.isEmpty else { throw ProvisionError.missingDependencies(missing) }
         object.didInjectDependencies()
     }
 }
@@ -37,8 +51,10 @@ extension Injector {
     ///   - object: The object to fill.
     ///   - onlyIfNil: When `true`, optional properties that already hold a value are kept (OBInjector's
     ///     rule); by default every declared property is set.
-    /// - Throws: ``ProvisionError`` from resolving a property's value; properties set before the failure
-    ///   keep their new values, and the hook is not called.
+    /// - Throws: ``ProvisionError`` from resolving a property's value. Missing bindings don't stop the
+    ///   other properties: all of them are listed in one ``ProvisionError/Code/notBound`` error (see
+    ///   ``ProvisionError/underlyingErrors``). Properties set before a failure keep their new values, and
+    ///   the hook is not called.
     public func injectDependencies(into object: some PropertyInjectable, onlyIfNil: Bool = false) throws(ProvisionError)
     {
         try PropertyInjector.inject(object, resolver: Resolver(injector: self, context: .root), onlyIfNil: onlyIfNil)
@@ -48,10 +64,15 @@ extension Injector {
 extension Node {
     /// Wraps a constructor plan so that instances of a ``PropertyInjectable`` class get their properties
     /// and hook before anyone sees them (before a singleton is published). Checked once, when linking.
+    ///
+    /// The requirements of `T` are read once, here (Injective's cached property map); an instance of a
+    /// subclass of `T` reads its own class's.
     @usableFromInline
     func injectingProperties(_ plan: Plan<T>) -> Plan<T> {
-        guard T.self is any PropertyInjectable.Type else { return plan }
+        guard let declaring = T.self as? any PropertyInjectable.Type else { return plan }
         let key = self.key
+        let requirements = PropertyInjector.requirements(of: declaring)
+        let declaringID = ObjectIdentifier(declaring)
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return Plan { [unowned injector] context throws(ProvisionError) in
             let value = try plan.make(context)
@@ -59,6 +80,7 @@ extension Node {
                 do throws(ProvisionError) {
                     try PropertyInjector.inject(
                         object,
+                        requirements: ObjectIdentifier(type(of: object)) == declaringID ? requirements : nil,
                         resolver: Resolver(injector: injector, context: context.pushing(key)),
                         onlyIfNil: false
                     )

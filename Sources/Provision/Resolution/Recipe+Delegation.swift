@@ -2,7 +2,7 @@ extension Recipe {
     /// A binding that takes another binding's value and converts it (class to superclass, concrete type
     /// to existential), checking the conversion at run time.
     static func delegating<Target>(to target: BindingKey, as type: Target.Type) -> Recipe {
-        Recipe(
+        var recipe = Recipe(
             dependencies: .known([target]),
             link: { linker, node throws(ProvisionError) in
                 let key = node.key
@@ -23,6 +23,8 @@ extension Recipe {
             },
             instance: nil
         )
+        recipe.forwarding = DelegationForwarding<Target>(target: target)
+        return recipe
     }
 
     /// Stands in for a binding that was rejected while its module was configured; the module's error

@@ -30,6 +30,8 @@ struct Recipe<T> {
     @usableFromInline let instance: T?
     /// For bindings with resolve-time arguments: their factory and signature.
     @usableFromInline var arguments: ArgumentInfo?
+    /// For delegating bindings: passes a request's arguments on to the target binding.
+    @usableFromInline var forwarding: (any ArgumentForwarding)?
 
     @inlinable
     init(dependencies: Dependencies, link: @escaping Link, instance: T?) {
@@ -37,6 +39,7 @@ struct Recipe<T> {
         self.link = link
         self.instance = instance
         self.arguments = nil
+        self.forwarding = nil
     }
 }
 

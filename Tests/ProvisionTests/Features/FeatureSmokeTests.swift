@@ -190,8 +190,8 @@ struct FeatureSmokeTests {
         )
         #expect(try injector.get((any GearBox).self).gears == 6)
         #expect(try injector.get(SelfDeclaredCar.self) === injector.get(SelfDeclaredCar.self))
-        Injector.default = injector
-        #expect(Injector.default === injector)
-        Injector.default = nil
+        try DefaultInjectorSlot.with(injector) {
+            #expect(Injector.default === injector)
+        }
     }
 }

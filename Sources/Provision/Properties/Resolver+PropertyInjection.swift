@@ -1,0 +1,28 @@
+extension Resolver {
+    /// Sets the injected properties of an object a closure binding or a ``ServiceProvider`` built, then
+    /// calls its ``PropertyInjectable/didInjectDependencies()`` once.
+    ///
+    /// The injector fills the properties of what constructor bindings build, but returns the results of
+    /// closures and providers as they are. A closure that wants its result filled asks for it:
+    ///
+    /// ```swift
+    /// binder.bind(Dashboard.self).to { resolver in
+    ///     let dashboard = Dashboard(theme: .dark)
+    ///     try resolver.injectDependencies(into: dashboard)
+    ///     return dashboard
+    /// }
+    /// ```
+    ///
+    /// The properties resolve on this resolver's path, so a cycle through them is reported as one.
+    ///
+    /// - Parameters:
+    ///   - object: The object to fill.
+    ///   - onlyIfNil: When `true`, optional properties that already hold a value are kept.
+    /// - Throws: ``ProvisionError`` from resolving a property's value; every missing binding is listed in
+    ///   one ``ProvisionError/Code/notBound`` error, and the hook is not called.
+    public func injectDependencies(into object: some PropertyInjectable, onlyIfNil: Bool = false)
+        throws(ProvisionError)
+    {
+        try PropertyInjector.inject(object, resolver: self, onlyIfNil: onlyIfNil)
+    }
+}
