@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
-# the test suite again under ThreadSanitizer, the stress run (release, then under ThreadSanitizer), and a
-# di-bench smoke run. Fails loudly on the first failure.
+# the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
+# under ThreadSanitizer), and a di-bench smoke run. Fails loudly on the first failure.
 #
 # Usage: Scripts/test.sh                    # everything
 #        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
+#        SKIP_ASAN=1 Scripts/test.sh          # skip the AddressSanitizer pass (local iterations only)
 #        STRESS_SECONDS=10 Scripts/test.sh    # a shorter stress run (CI uses the default, 60 s)
 set -euo pipefail
 
@@ -48,6 +49,22 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
     fi
     grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/tsan-output.txt" \
         || fatal "the ThreadSanitizer run did not report passing tests"
+fi
+
+if [ "${SKIP_ASAN:-0}" != "1" ]; then
+    log "Tests under AddressSanitizer (scratch path .build-asan)"
+    swift build --build-tests --sanitize=address --scratch-path .build-asan -Xswiftc -warnings-as-errors \
+        || fatal "AddressSanitizer build"
+    # Leak detection is off: the Swift runtime's own caches (metadata, conformances) live until exit by
+    # design. Object lifetimes are checked by the tests' deinit counters instead.
+    ASAN_OPTIONS="detect_leaks=0 halt_on_error=1" \
+        swift test --skip-build --sanitize=address --scratch-path .build-asan 2>&1 | tee "$root/.build/asan-output.txt" \
+        || fatal "tests under AddressSanitizer"
+    if grep -q "ERROR: AddressSanitizer" "$root/.build/asan-output.txt"; then
+        fatal "AddressSanitizer reported a memory error"
+    fi
+    grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/asan-output.txt" \
+        || fatal "the AddressSanitizer run did not report passing tests"
 fi
 
 log "Stress run (release, ${STRESS_SECONDS:-60} s)"
