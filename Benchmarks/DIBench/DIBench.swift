@@ -74,6 +74,10 @@ struct DIBench: ParsableCommand {
         guard let which = Scenario.Implementation(rawValue: implementation) else {
             throw ValidationError("--implementation must be provision, hand-wired or swinject")
         }
+        guard scenario.implementations.contains(which) else {
+            throw ValidationError(
+                "\(implementation) can't run \"\(name)\": \(scenario.swinjectUnsupported ?? "unsupported")")
+        }
         let workload = try scenario.setup(which)
         globalSink &+= try workload(1)
         globalSink &+= try workload(iterations)
@@ -90,12 +94,16 @@ struct DIBench: ParsableCommand {
         for scenario in Scenarios.all where matches(scenario.name) {
             selected += 1
             var results: [String: Measurement] = [:]
-            for implementation in Scenario.Implementation.allCases {
+            for implementation in scenario.implementations {
                 let workload = try scenario.setup(implementation)
                 results[implementation.rawValue] = try Sampler.measure(workload, plan: plan)
             }
-            if results.count == Scenario.Implementation.allCases.count { completed += 1 }
-            report.scenarios.append(.init(name: scenario.name, results: results))
+            if results.count == scenario.implementations.count { completed += 1 }
+            report.scenarios.append(
+                .init(
+                    name: scenario.name, results: results,
+                    unsupported: scenario.swinjectUnsupported.map { ["swinject": $0] })
+            )
         }
 
         let throughputSeconds = quick ? 0.05 : 0.4

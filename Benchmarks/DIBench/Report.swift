@@ -6,6 +6,8 @@ struct BenchReport: Codable {
         var name: String
         /// Nanoseconds per operation, keyed by implementation (`provision`, `hand-wired`, `swinject`).
         var results: [String: Measurement]
+        /// Implementations that can't run the scenario, with the reason, keyed like `results`.
+        var unsupported: [String: String]? = nil
     }
 
     var toolchain: String
@@ -94,7 +96,7 @@ extension BenchReport {
                 scenario.name,
                 provisionCell ?? "-",
                 hand.map { TextTable.nanoseconds($0.median) } ?? "-",
-                swinject.map { TextTable.nanoseconds($0.median) } ?? "-",
+                swinject.map { TextTable.nanoseconds($0.median) } ?? scenario.unsupported?["swinject"] ?? "-",
                 ratio(provision, over: hand),
                 ratio(swinject, over: provision),
             ]

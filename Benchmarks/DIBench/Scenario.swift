@@ -14,6 +14,13 @@ struct Scenario {
     let provision: () throws -> Sampler.Workload
     let handWired: () throws -> Sampler.Workload
     let swinject: () throws -> Sampler.Workload
+    /// Why Swinject can't run this scenario at all, when it can't (shown in its column instead of a time).
+    var swinjectUnsupported: String? = nil
+
+    /// The implementations this scenario measures.
+    var implementations: [Implementation] {
+        Implementation.allCases.filter { $0 != .swinject || swinjectUnsupported == nil }
+    }
 
     func setup(_ implementation: Implementation) throws -> Sampler.Workload {
         switch implementation {

@@ -56,16 +56,18 @@ enum Storm {
             for _ in 0..<rounds {
                 let round = try makeRound(implementation)
                 let line = StartLine(count: threads)
-                let firstStart = Atomic<UInt64>(.max)
-                let lastEnd = Atomic<UInt64>(0)
+                // Signed on purpose: `Atomic<UInt64>.min` compared as signed on this toolchain, so an
+                // unsigned `.max` start value was never replaced.
+                let firstStart = Atomic<Int>(.max)
+                let lastEnd = Atomic<Int>(0)
                 let instances = Atomic<Int>(0)
                 let first = Atomic<UInt>(0)
                 let mismatches = Atomic<Int>(0)
                 onThreads(threads) { _ in
                     line.arriveAndWait()
-                    let start = DispatchTime.now().uptimeNanoseconds
+                    let start = Int(DispatchTime.now().uptimeNanoseconds)
                     let object = round.resolve()
-                    let end = DispatchTime.now().uptimeNanoseconds
+                    let end = Int(DispatchTime.now().uptimeNanoseconds)
                     firstStart.min(start, ordering: .relaxed)
                     lastEnd.max(end, ordering: .relaxed)
                     guard let object else { return }
