@@ -32,7 +32,7 @@ done
 command -v valgrind >/dev/null || fatal "valgrind is not installed (apt-get install valgrind)"
 
 log "Building di-bench (release)"
-swift build -c release --product di-bench >&2 || fatal "build"
+swift build -c release --product di-bench -Xswiftc -warnings-as-errors >&2 || fatal "build"
 binary=.build/release/di-bench
 [ -x "$binary" ] || fatal "missing $binary"
 
