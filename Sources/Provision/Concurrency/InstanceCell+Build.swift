@@ -37,7 +37,7 @@ extension InstanceCell {
                     state.gates[key] = entry
                     return .wait(entry.gate)
                 }
-                let gate = SingletonGate(owner: thread, path: context.keys + [key])
+                let gate = SingletonGate(owner: thread)
                 state.gates[key] = GateEntry(gate: gate, waiters: 0)
                 return .build(gate)
             }
@@ -89,8 +89,9 @@ extension InstanceCell {
             // here would be waiting on ourselves.
             throw ProvisionError.cycle(key, path: [key])
         }
-        if let cycle = WaitGraph.beginWaiting(on: gate, thread: thread) {
-            throw ProvisionError.crossThreadCycle(key, waiterPath: context.keys + [key], builders: cycle.map(\.path))
+        if let others = WaitGraph.beginWaiting(on: gate, thread: thread, path: context.keys + [key]) {
+            // The path is the key alone: the plans this error propagates through prepend the rest.
+            throw ProvisionError.crossThreadCycle(key, path: [key], otherThreads: others)
         }
         defer { WaitGraph.endWaiting(thread: thread) }
         guard let timeout = injector.configuration.singletonWaitTimeout else {

@@ -21,13 +21,8 @@ final class SingletonGate: Sendable {
     /// The thread running the factory.
     let owner: UInt
 
-    /// The key being built and the builder's resolution path to it, outermost first, for cycle errors
-    /// that span threads.
-    let path: [BindingKey]
-
-    init(owner: UInt, path: [BindingKey]) {
+    init(owner: UInt) {
         self.owner = owner
-        self.path = path
     }
 
     /// Written once by the builder before it signals; read by each waiter after it wakes. The mutex

@@ -11,23 +11,30 @@
 /// The lock protects only this map; it is taken on the slow path (a thread about to wait on a gate) and
 /// never while any other lock is held or any user code runs.
 enum WaitGraph {
-    private static let waiting = Locked<[UInt: SingletonGate]>([:])
+    /// A waiting thread: the gate it waits on, and its resolution path to that gate's key.
+    private struct Wait {
+        let gate: SingletonGate
+        let path: [BindingKey]
+    }
 
-    /// Registers that the current thread is about to wait on `gate`, or returns the gates of the cycle
-    /// that waiting would close (starting with `gate`).
-    static func beginWaiting(on gate: SingletonGate, thread: UInt) -> [SingletonGate]? {
+    private static let waiting = Locked<[UInt: Wait]>([:])
+
+    /// Registers that the current thread is about to wait on `gate`, having come to it along `path`
+    /// (outermost first, ending with the gate's key), or returns the paths of the other threads in the
+    /// cycle that waiting would close, in the order the waits run (each ends where the next begins).
+    static func beginWaiting(on gate: SingletonGate, thread: UInt, path: [BindingKey]) -> [[BindingKey]]? {
         waiting.withLock { waiting in
-            var chain = [gate]
+            var paths: [[BindingKey]] = []
             var owner = gate.owner
             while owner != thread {
-                guard let next = waiting[owner], chain.count <= waiting.count else {
-                    waiting[thread] = gate
+                guard let next = waiting[owner], paths.count < waiting.count else {
+                    waiting[thread] = Wait(gate: gate, path: path)
                     return nil
                 }
-                chain.append(next)
-                owner = next.owner
+                paths.append(next.path)
+                owner = next.gate.owner
             }
-            return chain
+            return paths
         }
     }
 

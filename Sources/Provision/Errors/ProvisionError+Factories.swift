@@ -125,18 +125,24 @@ extension ProvisionError {
     }
 
     /// A cycle of singleton builds on several threads, each waiting on the next one's gate.
-    static func crossThreadCycle(_ key: BindingKey, waiterPath: [BindingKey], builders: [[BindingKey]])
+    ///
+    /// - Parameters:
+    ///   - key: The singleton this thread was about to wait for.
+    ///   - path: This thread's path to `key` (the plans the error passes through prepend the rest).
+    ///   - otherThreads: The other threads' paths to the singletons they wait for, in wait order.
+    static func crossThreadCycle(_ key: BindingKey, path: [BindingKey], otherThreads: [[BindingKey]])
         -> ProvisionError
     {
-        let others = builders.map { $0.map(\.description).joined(separator: " -> ") }
+        let others = otherThreads.map { $0.map(\.description).joined(separator: " -> ") }
+        let subject = others.count == 1 ? "the other thread's path" : "the other threads' paths"
         return ProvisionError(
             code: .cycle,
             key: key,
             message: "\(key) is being built on another thread that waits, directly or through other threads, "
-                + "for a singleton this thread is building; the other thread's path: "
+                + "for a singleton this thread is building; \(subject): "
                 + others.joined(separator: "; "),
             hint: "break the cycle: inject a Provider or Lazy handle on one edge, or restructure the services",
-            path: waiterPath
+            path: path
         )
     }
 

@@ -46,7 +46,7 @@ struct CrossThreadCycleTests {
                     }
                 } catch {
                     codes.withLock { $0.append(error.code) }
-                    messages.withLock { $0.append(error.message) }
+                    messages.withLock { $0.append(error.description) }
                 }
             }
             let elapsed = DispatchTime.now().uptimeNanoseconds - started
@@ -57,7 +57,17 @@ struct CrossThreadCycleTests {
         let allCodes = codes.withLock { $0 }
         #expect(allCodes.count == 2 * rounds, "every thread of every round ends with an error")
         #expect(allCodes.allSatisfy { $0 == .cycle })
-        #expect(messages.withLock { $0 }.contains { $0.contains("another thread") })
+        let texts = messages.withLock { $0 }
+        #expect(texts.contains { $0.contains("another thread") })
+        // This thread's own path, once (not repeated by the frames the error passes through).
+        #expect(texts.contains { $0.contains("path: Left -> Right\n") || $0.contains("path: Right -> Left\n") })
+        // The error names both threads' paths: its own (Left -> Right or Right -> Left) and the other's.
+        #expect(
+            texts.contains {
+                $0.contains("the other thread's path: Left -> Right")
+                    || $0.contains("the other thread's path: Right -> Left")
+            }
+        )
         #expect(longest.withLock { $0 } < 5_000_000_000, "a round took longer than 5 s")
     }
 
