@@ -12,13 +12,14 @@ extension Injector {
     @usableFromInline
     func lookup<T>(_ key: BindingKey, as type: T.Type) -> Node<T>? {
         var current: Injector? = self
-        let isHandle = type is any SyntheticDependency.Type
         while let injector = current {
             if let node = injector.registry.node(for: key) {
                 // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
                 return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
             }
-            current = isHandle ? nil : injector.parent
+            // Checked only on the way to a parent: a conformance check costs a runtime lookup.
+            guard let parent = injector.parent, !(type is any SyntheticDependency.Type) else { break }
+            current = parent
         }
         guard let made = justInTimeNode(for: key, as: type) else { return nil }
         return unsafeDowncast(registry.installIfAbsent(made), to: Node<T>.self)
