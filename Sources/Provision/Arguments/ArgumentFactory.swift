@@ -4,13 +4,17 @@ final class ArgumentFactory<T, each Argument>: Sendable {
     let make: @Sendable (Resolver, repeat each Argument) throws -> T
     /// The defaults, as a closure so that the pack needs no storage of its own.
     let defaults: (@Sendable () -> (repeat each Argument))?
+    /// The keys the factory declared it resolves, if it declared them (for validation and diagrams).
+    let dependencies: [BindingKey]?
 
     init(
         make: @escaping @Sendable (Resolver, repeat each Argument) throws -> T,
-        defaults: (@Sendable () -> (repeat each Argument))?
+        defaults: (@Sendable () -> (repeat each Argument))?,
+        dependencies: [BindingKey]?
     ) {
         self.make = make
         self.defaults = defaults
+        self.dependencies = dependencies
     }
 
     /// The argument types in Swift syntax: `(String, Int)`.
