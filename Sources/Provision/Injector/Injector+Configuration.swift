@@ -4,8 +4,12 @@ extension Injector {
     /// ```swift
     /// var configuration = Injector.Configuration()
     /// configuration.stripeCount = 64
+    /// configuration.validatesOnCreation = true
     /// let injector = try Injector(modules: [AppModule()], configuration: configuration)
     /// ```
+    ///
+    /// A configuration is fixed when the injector is created; child injectors
+    /// (``Injector/makeChild(_:)``) and derived ones (``Injector/with(_:)``) inherit it.
     public struct Configuration: Sendable, Hashable {
         /// How many stripes the registry is split into (rounded up to a power of two, at most 1024).
         ///
@@ -21,15 +25,32 @@ extension Injector {
         /// timeout. Set it to bound how long a request can hang behind a slow or stuck factory.
         public var singletonWaitTimeout: Duration?
 
+        /// Whether creating the injector validates its whole graph first (see
+        /// ``Injector/validate()``), before any eager singleton is built; `false` by default.
+        ///
+        /// When set, an injector with a missing binding, a construction cycle, a non-singleton eager
+        /// binding or another problem is never created: the initializer throws one
+        /// ``ProvisionError/Code/validationFailed`` error listing every problem. Nothing is constructed
+        /// to find them. Modules installed later with ``Injector/install(_:)`` are not validated
+        /// automatically; call ``Injector/validate()`` after installing.
+        public var validatesOnCreation: Bool
+
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - stripeCount: The number of registry stripes; 16 by default.
         ///   - singletonWaitTimeout: The longest wait for another thread's singleton build; no limit by
         ///     default.
-        public init(stripeCount: Int = 16, singletonWaitTimeout: Duration? = nil) {
+        ///   - validatesOnCreation: Whether creating the injector validates its graph; `false` by
+        ///     default.
+        public init(
+            stripeCount: Int = 16,
+            singletonWaitTimeout: Duration? = nil,
+            validatesOnCreation: Bool = false
+        ) {
             self.stripeCount = stripeCount
             self.singletonWaitTimeout = singletonWaitTimeout
+            self.validatesOnCreation = validatesOnCreation
         }
     }
 }

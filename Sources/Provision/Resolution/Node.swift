@@ -23,6 +23,8 @@ final class Node<T>: AnyNode {
     @usableFromInline let scope: Scope
     @usableFromInline let location: SourceLocation
     let recipe: Recipe<T>
+    /// When the node was created, relative to every other node: declaration order, for reports.
+    let declarationIndex = DeclarationOrder.next()
 
     /// The injector that owns this node. Unowned: the injector owns its registry, which owns the node.
     /// Every path into a node's plan holds a strong reference to the injector for the duration of the
