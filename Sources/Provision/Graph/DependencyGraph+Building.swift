@@ -81,7 +81,7 @@ extension DependencyGraph {
                         isStaticallyChecked: true,
                         hasProblem: true,
                         label: Vertex.labelLines(
-                            title: TypeName.describe(missing.key.type),
+                            title: DependencyGraph.title(of: missing.key.type),
                             subtitle: missing.key.name.map { "named \"\($0)\"" },
                             scope: nil,
                             kind: .missing,
@@ -131,9 +131,14 @@ extension DependencyGraph {
 
     /// A binding's type as a diagram shows it: a multibinding as `[any Plugin]`.
     static func title(of vertex: BindingGraph.Vertex) -> String {
-        if vertex.shape.kind == .multibinding, let element = vertex.shape.keys.first {
-            return "[\(TypeName.describe(element.type))]"
+        title(of: vertex.key.type)
+    }
+
+    /// A type as a diagram shows it: arrays (multibindings) as `[any Plugin]`.
+    static func title(of type: any Any.Type) -> String {
+        if let array = type as? any ArrayType.Type {
+            return "[\(TypeName.describe(array.elementType))]"
         }
-        return TypeName.describe(vertex.key.type)
+        return TypeName.describe(type)
     }
 }
