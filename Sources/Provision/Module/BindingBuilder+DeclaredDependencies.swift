@@ -12,7 +12,7 @@ extension BindingBuilder {
     /// closure binding as not statically checked. With declared dependencies it checks them like a
     /// constructor's: each must be bound, and none may lead back to this binding. The declaration is
     /// trusted, not enforced: resolving a key the closure didn't declare still works (and is still
-    /// checked for cycles when it runs), and resolution costs the same as with ``to(_:)-(Resolver)``.
+    /// checked for cycles when it runs), and resolution costs the same as without a declaration.
     ///
     /// - Parameters:
     ///   - dependencies: The keys the closure resolves; `[]` for a closure that resolves nothing.
