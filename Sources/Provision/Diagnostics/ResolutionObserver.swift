@@ -24,6 +24,12 @@
 /// observer may resolve from the injector, but it runs inside the request that caused the event: keep
 /// it quick, and make it thread-safe, because several threads report at once.
 ///
+/// What is reported: every value a binding's plan builds (constructors, closures, multibinding
+/// collections, bindings with arguments resolved with their defaults), in the injector whose binding
+/// builds it. Instance bindings and handles (`Provider`, `Lazy`, `ObjectFactory`) build nothing and
+/// report nothing; a request that passes resolve-time arguments (``Injector/get(_:named:arguments:)``)
+/// is not reported either.
+///
 /// Cost: an injector without an observer runs exactly the code it would without this feature (whether
 /// to observe is decided once, when a binding is first linked). With an observer, every build of a
 /// value reads the clock twice and calls ``receive(_:)`` once; a built singleton served from its cell
