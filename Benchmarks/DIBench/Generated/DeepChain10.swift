@@ -43,6 +43,10 @@ final class Deep10x9: Sendable { init() {} }
 
 struct DeepChain10Module: Module {
     func configure(_ binder: Binder) {
+        Self.bind0(binder)
+    }
+
+    @inline(never) private static func bind0(_ binder: Binder) {
         binder.bind(Deep10x0.self).to(Deep10x0.init(d0:))
         binder.bind(Deep10x1.self).to(Deep10x1.init(d0:))
         binder.bind(Deep10x2.self).to(Deep10x2.init(d0:))
@@ -58,6 +62,11 @@ struct DeepChain10Module: Module {
 
 func makeDeepChain10Container() -> Container {
     let container = Container()
+    makeDeepChain10ContainerPart0(container)
+    return container
+}
+
+@inline(never) private func makeDeepChain10ContainerPart0(_ container: Container) {
     container.register(Deep10x0.self) { r in Deep10x0(d0: resolved(r, Deep10x1.self)) }.inObjectScope(.transient)
     container.register(Deep10x1.self) { r in Deep10x1(d0: resolved(r, Deep10x2.self)) }.inObjectScope(.transient)
     container.register(Deep10x2.self) { r in Deep10x2(d0: resolved(r, Deep10x3.self)) }.inObjectScope(.transient)
@@ -68,7 +77,6 @@ func makeDeepChain10Container() -> Container {
     container.register(Deep10x7.self) { r in Deep10x7(d0: resolved(r, Deep10x8.self)) }.inObjectScope(.transient)
     container.register(Deep10x8.self) { r in Deep10x8(d0: resolved(r, Deep10x9.self)) }.inObjectScope(.transient)
     container.register(Deep10x9.self) { r in Deep10x9() }.inObjectScope(.transient)
-    return container
 }
 
 final class DeepChain10HandWired: Sendable {

@@ -403,6 +403,11 @@ final class Deep100x99: Sendable { init() {} }
 
 struct DeepChain100Module: Module {
     func configure(_ binder: Binder) {
+        Self.bind0(binder)
+        Self.bind1(binder)
+    }
+
+    @inline(never) private static func bind0(_ binder: Binder) {
         binder.bind(Deep100x0.self).to(Deep100x0.init(d0:))
         binder.bind(Deep100x1.self).to(Deep100x1.init(d0:))
         binder.bind(Deep100x2.self).to(Deep100x2.init(d0:))
@@ -453,6 +458,9 @@ struct DeepChain100Module: Module {
         binder.bind(Deep100x47.self).to(Deep100x47.init(d0:))
         binder.bind(Deep100x48.self).to(Deep100x48.init(d0:))
         binder.bind(Deep100x49.self).to(Deep100x49.init(d0:))
+    }
+
+    @inline(never) private static func bind1(_ binder: Binder) {
         binder.bind(Deep100x50.self).to(Deep100x50.init(d0:))
         binder.bind(Deep100x51.self).to(Deep100x51.init(d0:))
         binder.bind(Deep100x52.self).to(Deep100x52.init(d0:))
@@ -508,6 +516,12 @@ struct DeepChain100Module: Module {
 
 func makeDeepChain100Container() -> Container {
     let container = Container()
+    makeDeepChain100ContainerPart0(container)
+    makeDeepChain100ContainerPart1(container)
+    return container
+}
+
+@inline(never) private func makeDeepChain100ContainerPart0(_ container: Container) {
     container.register(Deep100x0.self) { r in Deep100x0(d0: resolved(r, Deep100x1.self)) }.inObjectScope(.transient)
     container.register(Deep100x1.self) { r in Deep100x1(d0: resolved(r, Deep100x2.self)) }.inObjectScope(.transient)
     container.register(Deep100x2.self) { r in Deep100x2(d0: resolved(r, Deep100x3.self)) }.inObjectScope(.transient)
@@ -558,6 +572,9 @@ func makeDeepChain100Container() -> Container {
     container.register(Deep100x47.self) { r in Deep100x47(d0: resolved(r, Deep100x48.self)) }.inObjectScope(.transient)
     container.register(Deep100x48.self) { r in Deep100x48(d0: resolved(r, Deep100x49.self)) }.inObjectScope(.transient)
     container.register(Deep100x49.self) { r in Deep100x49(d0: resolved(r, Deep100x50.self)) }.inObjectScope(.transient)
+}
+
+@inline(never) private func makeDeepChain100ContainerPart1(_ container: Container) {
     container.register(Deep100x50.self) { r in Deep100x50(d0: resolved(r, Deep100x51.self)) }.inObjectScope(.transient)
     container.register(Deep100x51.self) { r in Deep100x51(d0: resolved(r, Deep100x52.self)) }.inObjectScope(.transient)
     container.register(Deep100x52.self) { r in Deep100x52(d0: resolved(r, Deep100x53.self)) }.inObjectScope(.transient)
@@ -608,7 +625,6 @@ func makeDeepChain100Container() -> Container {
     container.register(Deep100x97.self) { r in Deep100x97(d0: resolved(r, Deep100x98.self)) }.inObjectScope(.transient)
     container.register(Deep100x98.self) { r in Deep100x98(d0: resolved(r, Deep100x99.self)) }.inObjectScope(.transient)
     container.register(Deep100x99.self) { r in Deep100x99() }.inObjectScope(.transient)
-    return container
 }
 
 final class DeepChain100HandWired: Sendable {

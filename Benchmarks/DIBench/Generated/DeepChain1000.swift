@@ -4003,6 +4003,29 @@ final class Deep1000x999: Sendable { init() {} }
 
 struct DeepChain1000Module: Module {
     func configure(_ binder: Binder) {
+        Self.bind0(binder)
+        Self.bind1(binder)
+        Self.bind2(binder)
+        Self.bind3(binder)
+        Self.bind4(binder)
+        Self.bind5(binder)
+        Self.bind6(binder)
+        Self.bind7(binder)
+        Self.bind8(binder)
+        Self.bind9(binder)
+        Self.bind10(binder)
+        Self.bind11(binder)
+        Self.bind12(binder)
+        Self.bind13(binder)
+        Self.bind14(binder)
+        Self.bind15(binder)
+        Self.bind16(binder)
+        Self.bind17(binder)
+        Self.bind18(binder)
+        Self.bind19(binder)
+    }
+
+    @inline(never) private static func bind0(_ binder: Binder) {
         binder.bind(Deep1000x0.self).to(Deep1000x0.init(d0:))
         binder.bind(Deep1000x1.self).to(Deep1000x1.init(d0:))
         binder.bind(Deep1000x2.self).to(Deep1000x2.init(d0:))
@@ -4053,6 +4076,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x47.self).to(Deep1000x47.init(d0:))
         binder.bind(Deep1000x48.self).to(Deep1000x48.init(d0:))
         binder.bind(Deep1000x49.self).to(Deep1000x49.init(d0:))
+    }
+
+    @inline(never) private static func bind1(_ binder: Binder) {
         binder.bind(Deep1000x50.self).to(Deep1000x50.init(d0:))
         binder.bind(Deep1000x51.self).to(Deep1000x51.init(d0:))
         binder.bind(Deep1000x52.self).to(Deep1000x52.init(d0:))
@@ -4103,6 +4129,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x97.self).to(Deep1000x97.init(d0:))
         binder.bind(Deep1000x98.self).to(Deep1000x98.init(d0:))
         binder.bind(Deep1000x99.self).to(Deep1000x99.init(d0:))
+    }
+
+    @inline(never) private static func bind2(_ binder: Binder) {
         binder.bind(Deep1000x100.self).to(Deep1000x100.init(d0:))
         binder.bind(Deep1000x101.self).to(Deep1000x101.init(d0:))
         binder.bind(Deep1000x102.self).to(Deep1000x102.init(d0:))
@@ -4153,6 +4182,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x147.self).to(Deep1000x147.init(d0:))
         binder.bind(Deep1000x148.self).to(Deep1000x148.init(d0:))
         binder.bind(Deep1000x149.self).to(Deep1000x149.init(d0:))
+    }
+
+    @inline(never) private static func bind3(_ binder: Binder) {
         binder.bind(Deep1000x150.self).to(Deep1000x150.init(d0:))
         binder.bind(Deep1000x151.self).to(Deep1000x151.init(d0:))
         binder.bind(Deep1000x152.self).to(Deep1000x152.init(d0:))
@@ -4203,6 +4235,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x197.self).to(Deep1000x197.init(d0:))
         binder.bind(Deep1000x198.self).to(Deep1000x198.init(d0:))
         binder.bind(Deep1000x199.self).to(Deep1000x199.init(d0:))
+    }
+
+    @inline(never) private static func bind4(_ binder: Binder) {
         binder.bind(Deep1000x200.self).to(Deep1000x200.init(d0:))
         binder.bind(Deep1000x201.self).to(Deep1000x201.init(d0:))
         binder.bind(Deep1000x202.self).to(Deep1000x202.init(d0:))
@@ -4253,6 +4288,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x247.self).to(Deep1000x247.init(d0:))
         binder.bind(Deep1000x248.self).to(Deep1000x248.init(d0:))
         binder.bind(Deep1000x249.self).to(Deep1000x249.init(d0:))
+    }
+
+    @inline(never) private static func bind5(_ binder: Binder) {
         binder.bind(Deep1000x250.self).to(Deep1000x250.init(d0:))
         binder.bind(Deep1000x251.self).to(Deep1000x251.init(d0:))
         binder.bind(Deep1000x252.self).to(Deep1000x252.init(d0:))
@@ -4303,6 +4341,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x297.self).to(Deep1000x297.init(d0:))
         binder.bind(Deep1000x298.self).to(Deep1000x298.init(d0:))
         binder.bind(Deep1000x299.self).to(Deep1000x299.init(d0:))
+    }
+
+    @inline(never) private static func bind6(_ binder: Binder) {
         binder.bind(Deep1000x300.self).to(Deep1000x300.init(d0:))
         binder.bind(Deep1000x301.self).to(Deep1000x301.init(d0:))
         binder.bind(Deep1000x302.self).to(Deep1000x302.init(d0:))
@@ -4353,6 +4394,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x347.self).to(Deep1000x347.init(d0:))
         binder.bind(Deep1000x348.self).to(Deep1000x348.init(d0:))
         binder.bind(Deep1000x349.self).to(Deep1000x349.init(d0:))
+    }
+
+    @inline(never) private static func bind7(_ binder: Binder) {
         binder.bind(Deep1000x350.self).to(Deep1000x350.init(d0:))
         binder.bind(Deep1000x351.self).to(Deep1000x351.init(d0:))
         binder.bind(Deep1000x352.self).to(Deep1000x352.init(d0:))
@@ -4403,6 +4447,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x397.self).to(Deep1000x397.init(d0:))
         binder.bind(Deep1000x398.self).to(Deep1000x398.init(d0:))
         binder.bind(Deep1000x399.self).to(Deep1000x399.init(d0:))
+    }
+
+    @inline(never) private static func bind8(_ binder: Binder) {
         binder.bind(Deep1000x400.self).to(Deep1000x400.init(d0:))
         binder.bind(Deep1000x401.self).to(Deep1000x401.init(d0:))
         binder.bind(Deep1000x402.self).to(Deep1000x402.init(d0:))
@@ -4453,6 +4500,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x447.self).to(Deep1000x447.init(d0:))
         binder.bind(Deep1000x448.self).to(Deep1000x448.init(d0:))
         binder.bind(Deep1000x449.self).to(Deep1000x449.init(d0:))
+    }
+
+    @inline(never) private static func bind9(_ binder: Binder) {
         binder.bind(Deep1000x450.self).to(Deep1000x450.init(d0:))
         binder.bind(Deep1000x451.self).to(Deep1000x451.init(d0:))
         binder.bind(Deep1000x452.self).to(Deep1000x452.init(d0:))
@@ -4503,6 +4553,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x497.self).to(Deep1000x497.init(d0:))
         binder.bind(Deep1000x498.self).to(Deep1000x498.init(d0:))
         binder.bind(Deep1000x499.self).to(Deep1000x499.init(d0:))
+    }
+
+    @inline(never) private static func bind10(_ binder: Binder) {
         binder.bind(Deep1000x500.self).to(Deep1000x500.init(d0:))
         binder.bind(Deep1000x501.self).to(Deep1000x501.init(d0:))
         binder.bind(Deep1000x502.self).to(Deep1000x502.init(d0:))
@@ -4553,6 +4606,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x547.self).to(Deep1000x547.init(d0:))
         binder.bind(Deep1000x548.self).to(Deep1000x548.init(d0:))
         binder.bind(Deep1000x549.self).to(Deep1000x549.init(d0:))
+    }
+
+    @inline(never) private static func bind11(_ binder: Binder) {
         binder.bind(Deep1000x550.self).to(Deep1000x550.init(d0:))
         binder.bind(Deep1000x551.self).to(Deep1000x551.init(d0:))
         binder.bind(Deep1000x552.self).to(Deep1000x552.init(d0:))
@@ -4603,6 +4659,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x597.self).to(Deep1000x597.init(d0:))
         binder.bind(Deep1000x598.self).to(Deep1000x598.init(d0:))
         binder.bind(Deep1000x599.self).to(Deep1000x599.init(d0:))
+    }
+
+    @inline(never) private static func bind12(_ binder: Binder) {
         binder.bind(Deep1000x600.self).to(Deep1000x600.init(d0:))
         binder.bind(Deep1000x601.self).to(Deep1000x601.init(d0:))
         binder.bind(Deep1000x602.self).to(Deep1000x602.init(d0:))
@@ -4653,6 +4712,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x647.self).to(Deep1000x647.init(d0:))
         binder.bind(Deep1000x648.self).to(Deep1000x648.init(d0:))
         binder.bind(Deep1000x649.self).to(Deep1000x649.init(d0:))
+    }
+
+    @inline(never) private static func bind13(_ binder: Binder) {
         binder.bind(Deep1000x650.self).to(Deep1000x650.init(d0:))
         binder.bind(Deep1000x651.self).to(Deep1000x651.init(d0:))
         binder.bind(Deep1000x652.self).to(Deep1000x652.init(d0:))
@@ -4703,6 +4765,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x697.self).to(Deep1000x697.init(d0:))
         binder.bind(Deep1000x698.self).to(Deep1000x698.init(d0:))
         binder.bind(Deep1000x699.self).to(Deep1000x699.init(d0:))
+    }
+
+    @inline(never) private static func bind14(_ binder: Binder) {
         binder.bind(Deep1000x700.self).to(Deep1000x700.init(d0:))
         binder.bind(Deep1000x701.self).to(Deep1000x701.init(d0:))
         binder.bind(Deep1000x702.self).to(Deep1000x702.init(d0:))
@@ -4753,6 +4818,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x747.self).to(Deep1000x747.init(d0:))
         binder.bind(Deep1000x748.self).to(Deep1000x748.init(d0:))
         binder.bind(Deep1000x749.self).to(Deep1000x749.init(d0:))
+    }
+
+    @inline(never) private static func bind15(_ binder: Binder) {
         binder.bind(Deep1000x750.self).to(Deep1000x750.init(d0:))
         binder.bind(Deep1000x751.self).to(Deep1000x751.init(d0:))
         binder.bind(Deep1000x752.self).to(Deep1000x752.init(d0:))
@@ -4803,6 +4871,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x797.self).to(Deep1000x797.init(d0:))
         binder.bind(Deep1000x798.self).to(Deep1000x798.init(d0:))
         binder.bind(Deep1000x799.self).to(Deep1000x799.init(d0:))
+    }
+
+    @inline(never) private static func bind16(_ binder: Binder) {
         binder.bind(Deep1000x800.self).to(Deep1000x800.init(d0:))
         binder.bind(Deep1000x801.self).to(Deep1000x801.init(d0:))
         binder.bind(Deep1000x802.self).to(Deep1000x802.init(d0:))
@@ -4853,6 +4924,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x847.self).to(Deep1000x847.init(d0:))
         binder.bind(Deep1000x848.self).to(Deep1000x848.init(d0:))
         binder.bind(Deep1000x849.self).to(Deep1000x849.init(d0:))
+    }
+
+    @inline(never) private static func bind17(_ binder: Binder) {
         binder.bind(Deep1000x850.self).to(Deep1000x850.init(d0:))
         binder.bind(Deep1000x851.self).to(Deep1000x851.init(d0:))
         binder.bind(Deep1000x852.self).to(Deep1000x852.init(d0:))
@@ -4903,6 +4977,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x897.self).to(Deep1000x897.init(d0:))
         binder.bind(Deep1000x898.self).to(Deep1000x898.init(d0:))
         binder.bind(Deep1000x899.self).to(Deep1000x899.init(d0:))
+    }
+
+    @inline(never) private static func bind18(_ binder: Binder) {
         binder.bind(Deep1000x900.self).to(Deep1000x900.init(d0:))
         binder.bind(Deep1000x901.self).to(Deep1000x901.init(d0:))
         binder.bind(Deep1000x902.self).to(Deep1000x902.init(d0:))
@@ -4953,6 +5030,9 @@ struct DeepChain1000Module: Module {
         binder.bind(Deep1000x947.self).to(Deep1000x947.init(d0:))
         binder.bind(Deep1000x948.self).to(Deep1000x948.init(d0:))
         binder.bind(Deep1000x949.self).to(Deep1000x949.init(d0:))
+    }
+
+    @inline(never) private static func bind19(_ binder: Binder) {
         binder.bind(Deep1000x950.self).to(Deep1000x950.init(d0:))
         binder.bind(Deep1000x951.self).to(Deep1000x951.init(d0:))
         binder.bind(Deep1000x952.self).to(Deep1000x952.init(d0:))
@@ -5008,6 +5088,30 @@ struct DeepChain1000Module: Module {
 
 func makeDeepChain1000Container() -> Container {
     let container = Container()
+    makeDeepChain1000ContainerPart0(container)
+    makeDeepChain1000ContainerPart1(container)
+    makeDeepChain1000ContainerPart2(container)
+    makeDeepChain1000ContainerPart3(container)
+    makeDeepChain1000ContainerPart4(container)
+    makeDeepChain1000ContainerPart5(container)
+    makeDeepChain1000ContainerPart6(container)
+    makeDeepChain1000ContainerPart7(container)
+    makeDeepChain1000ContainerPart8(container)
+    makeDeepChain1000ContainerPart9(container)
+    makeDeepChain1000ContainerPart10(container)
+    makeDeepChain1000ContainerPart11(container)
+    makeDeepChain1000ContainerPart12(container)
+    makeDeepChain1000ContainerPart13(container)
+    makeDeepChain1000ContainerPart14(container)
+    makeDeepChain1000ContainerPart15(container)
+    makeDeepChain1000ContainerPart16(container)
+    makeDeepChain1000ContainerPart17(container)
+    makeDeepChain1000ContainerPart18(container)
+    makeDeepChain1000ContainerPart19(container)
+    return container
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart0(_ container: Container) {
     container.register(Deep1000x0.self) { r in Deep1000x0(d0: resolved(r, Deep1000x1.self)) }.inObjectScope(.transient)
     container.register(Deep1000x1.self) { r in Deep1000x1(d0: resolved(r, Deep1000x2.self)) }.inObjectScope(.transient)
     container.register(Deep1000x2.self) { r in Deep1000x2(d0: resolved(r, Deep1000x3.self)) }.inObjectScope(.transient)
@@ -5098,6 +5202,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x49.self) { r in Deep1000x49(d0: resolved(r, Deep1000x50.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart1(_ container: Container) {
     container.register(Deep1000x50.self) { r in Deep1000x50(d0: resolved(r, Deep1000x51.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x51.self) { r in Deep1000x51(d0: resolved(r, Deep1000x52.self)) }.inObjectScope(
@@ -5198,6 +5305,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x99.self) { r in Deep1000x99(d0: resolved(r, Deep1000x100.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart2(_ container: Container) {
     container.register(Deep1000x100.self) { r in Deep1000x100(d0: resolved(r, Deep1000x101.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x101.self) { r in Deep1000x101(d0: resolved(r, Deep1000x102.self)) }.inObjectScope(
@@ -5298,6 +5408,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x149.self) { r in Deep1000x149(d0: resolved(r, Deep1000x150.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart3(_ container: Container) {
     container.register(Deep1000x150.self) { r in Deep1000x150(d0: resolved(r, Deep1000x151.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x151.self) { r in Deep1000x151(d0: resolved(r, Deep1000x152.self)) }.inObjectScope(
@@ -5398,6 +5511,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x199.self) { r in Deep1000x199(d0: resolved(r, Deep1000x200.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart4(_ container: Container) {
     container.register(Deep1000x200.self) { r in Deep1000x200(d0: resolved(r, Deep1000x201.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x201.self) { r in Deep1000x201(d0: resolved(r, Deep1000x202.self)) }.inObjectScope(
@@ -5498,6 +5614,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x249.self) { r in Deep1000x249(d0: resolved(r, Deep1000x250.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart5(_ container: Container) {
     container.register(Deep1000x250.self) { r in Deep1000x250(d0: resolved(r, Deep1000x251.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x251.self) { r in Deep1000x251(d0: resolved(r, Deep1000x252.self)) }.inObjectScope(
@@ -5598,6 +5717,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x299.self) { r in Deep1000x299(d0: resolved(r, Deep1000x300.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart6(_ container: Container) {
     container.register(Deep1000x300.self) { r in Deep1000x300(d0: resolved(r, Deep1000x301.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x301.self) { r in Deep1000x301(d0: resolved(r, Deep1000x302.self)) }.inObjectScope(
@@ -5698,6 +5820,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x349.self) { r in Deep1000x349(d0: resolved(r, Deep1000x350.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart7(_ container: Container) {
     container.register(Deep1000x350.self) { r in Deep1000x350(d0: resolved(r, Deep1000x351.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x351.self) { r in Deep1000x351(d0: resolved(r, Deep1000x352.self)) }.inObjectScope(
@@ -5798,6 +5923,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x399.self) { r in Deep1000x399(d0: resolved(r, Deep1000x400.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart8(_ container: Container) {
     container.register(Deep1000x400.self) { r in Deep1000x400(d0: resolved(r, Deep1000x401.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x401.self) { r in Deep1000x401(d0: resolved(r, Deep1000x402.self)) }.inObjectScope(
@@ -5898,6 +6026,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x449.self) { r in Deep1000x449(d0: resolved(r, Deep1000x450.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart9(_ container: Container) {
     container.register(Deep1000x450.self) { r in Deep1000x450(d0: resolved(r, Deep1000x451.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x451.self) { r in Deep1000x451(d0: resolved(r, Deep1000x452.self)) }.inObjectScope(
@@ -5998,6 +6129,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x499.self) { r in Deep1000x499(d0: resolved(r, Deep1000x500.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart10(_ container: Container) {
     container.register(Deep1000x500.self) { r in Deep1000x500(d0: resolved(r, Deep1000x501.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x501.self) { r in Deep1000x501(d0: resolved(r, Deep1000x502.self)) }.inObjectScope(
@@ -6098,6 +6232,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x549.self) { r in Deep1000x549(d0: resolved(r, Deep1000x550.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart11(_ container: Container) {
     container.register(Deep1000x550.self) { r in Deep1000x550(d0: resolved(r, Deep1000x551.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x551.self) { r in Deep1000x551(d0: resolved(r, Deep1000x552.self)) }.inObjectScope(
@@ -6198,6 +6335,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x599.self) { r in Deep1000x599(d0: resolved(r, Deep1000x600.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart12(_ container: Container) {
     container.register(Deep1000x600.self) { r in Deep1000x600(d0: resolved(r, Deep1000x601.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x601.self) { r in Deep1000x601(d0: resolved(r, Deep1000x602.self)) }.inObjectScope(
@@ -6298,6 +6438,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x649.self) { r in Deep1000x649(d0: resolved(r, Deep1000x650.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart13(_ container: Container) {
     container.register(Deep1000x650.self) { r in Deep1000x650(d0: resolved(r, Deep1000x651.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x651.self) { r in Deep1000x651(d0: resolved(r, Deep1000x652.self)) }.inObjectScope(
@@ -6398,6 +6541,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x699.self) { r in Deep1000x699(d0: resolved(r, Deep1000x700.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart14(_ container: Container) {
     container.register(Deep1000x700.self) { r in Deep1000x700(d0: resolved(r, Deep1000x701.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x701.self) { r in Deep1000x701(d0: resolved(r, Deep1000x702.self)) }.inObjectScope(
@@ -6498,6 +6644,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x749.self) { r in Deep1000x749(d0: resolved(r, Deep1000x750.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart15(_ container: Container) {
     container.register(Deep1000x750.self) { r in Deep1000x750(d0: resolved(r, Deep1000x751.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x751.self) { r in Deep1000x751(d0: resolved(r, Deep1000x752.self)) }.inObjectScope(
@@ -6598,6 +6747,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x799.self) { r in Deep1000x799(d0: resolved(r, Deep1000x800.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart16(_ container: Container) {
     container.register(Deep1000x800.self) { r in Deep1000x800(d0: resolved(r, Deep1000x801.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x801.self) { r in Deep1000x801(d0: resolved(r, Deep1000x802.self)) }.inObjectScope(
@@ -6698,6 +6850,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x849.self) { r in Deep1000x849(d0: resolved(r, Deep1000x850.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart17(_ container: Container) {
     container.register(Deep1000x850.self) { r in Deep1000x850(d0: resolved(r, Deep1000x851.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x851.self) { r in Deep1000x851(d0: resolved(r, Deep1000x852.self)) }.inObjectScope(
@@ -6798,6 +6953,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x899.self) { r in Deep1000x899(d0: resolved(r, Deep1000x900.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart18(_ container: Container) {
     container.register(Deep1000x900.self) { r in Deep1000x900(d0: resolved(r, Deep1000x901.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x901.self) { r in Deep1000x901(d0: resolved(r, Deep1000x902.self)) }.inObjectScope(
@@ -6898,6 +7056,9 @@ func makeDeepChain1000Container() -> Container {
         .transient)
     container.register(Deep1000x949.self) { r in Deep1000x949(d0: resolved(r, Deep1000x950.self)) }.inObjectScope(
         .transient)
+}
+
+@inline(never) private func makeDeepChain1000ContainerPart19(_ container: Container) {
     container.register(Deep1000x950.self) { r in Deep1000x950(d0: resolved(r, Deep1000x951.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x951.self) { r in Deep1000x951(d0: resolved(r, Deep1000x952.self)) }.inObjectScope(
@@ -6997,7 +7158,6 @@ func makeDeepChain1000Container() -> Container {
     container.register(Deep1000x998.self) { r in Deep1000x998(d0: resolved(r, Deep1000x999.self)) }.inObjectScope(
         .transient)
     container.register(Deep1000x999.self) { r in Deep1000x999() }.inObjectScope(.transient)
-    return container
 }
 
 final class DeepChain1000HandWired: Sendable {

@@ -1708,6 +1708,13 @@ final class Mixed199: Sendable { init() {} }
 
 struct MixedGraphModule: Module {
     func configure(_ binder: Binder) {
+        Self.bind0(binder)
+        Self.bind1(binder)
+        Self.bind2(binder)
+        Self.bind3(binder)
+    }
+
+    @inline(never) private static func bind0(_ binder: Binder) {
         binder.bind(Mixed0.self).to(Mixed0.init(d0:d1:d2:))
         binder.bind(Mixed1.self).to(Mixed1.init(d0:d1:))
         binder.bind(Mixed2.self).to(Mixed2.init(d0:d1:))
@@ -1758,6 +1765,9 @@ struct MixedGraphModule: Module {
         binder.bind(Mixed47.self).to(Mixed47.init(d0:d1:)).in(.singleton)
         binder.bind(Mixed48.self).to(Mixed48.init(d0:d1:d2:)).in(.singleton)
         binder.bind(Mixed49.self).to(Mixed49.init(d0:d1:d2:d3:))
+    }
+
+    @inline(never) private static func bind1(_ binder: Binder) {
         binder.bind(Mixed50.self).to(Mixed50.init(d0:d1:d2:))
         binder.bind(Mixed51.self).to(Mixed51.init(d0:d1:))
         binder.bind(Mixed52.self).to(Mixed52.init(d0:d1:))
@@ -1808,6 +1818,9 @@ struct MixedGraphModule: Module {
         binder.bind(Mixed97.self).to(Mixed97.init(d0:d1:d2:))
         binder.bind(Mixed98.self).to(Mixed98.init(d0:d1:)).in(.singleton)
         binder.bind(Mixed99.self).to(Mixed99.init(d0:d1:d2:d3:))
+    }
+
+    @inline(never) private static func bind2(_ binder: Binder) {
         binder.bind(Mixed100.self).to(Mixed100.init(d0:d1:d2:d3:))
         binder.bind(Mixed101.self).to(Mixed101.init(d0:d1:d2:))
         binder.bind(Mixed102.self).to(Mixed102.init(d0:d1:d2:)).in(.singleton)
@@ -1858,6 +1871,9 @@ struct MixedGraphModule: Module {
         binder.bind(Mixed147.self).to(Mixed147.init(d0:d1:d2:))
         binder.bind(Mixed148.self).to(Mixed148.init(d0:d1:))
         binder.bind(Mixed149.self).to(Mixed149.init(d0:d1:d2:))
+    }
+
+    @inline(never) private static func bind3(_ binder: Binder) {
         binder.bind(Mixed150.self).to(Mixed150.init(d0:d1:))
         binder.bind(Mixed151.self).to(Mixed151.init(d0:d1:d2:)).in(.singleton)
         binder.bind(Mixed152.self).to(Mixed152.init(d0:d1:d2:))
@@ -1913,6 +1929,14 @@ struct MixedGraphModule: Module {
 
 func makeMixedGraphContainer() -> Container {
     let container = Container()
+    makeMixedGraphContainerPart0(container)
+    makeMixedGraphContainerPart1(container)
+    makeMixedGraphContainerPart2(container)
+    makeMixedGraphContainerPart3(container)
+    return container
+}
+
+@inline(never) private func makeMixedGraphContainerPart0(_ container: Container) {
     container.register(Mixed0.self) { r in
         Mixed0(d0: resolved(r, Mixed28.self), d1: resolved(r, Mixed172.self), d2: resolved(r, Mixed110.self))
     }.inObjectScope(.transient)
@@ -2074,6 +2098,9 @@ func makeMixedGraphContainer() -> Container {
             d0: resolved(r, Mixed62.self), d1: resolved(r, Mixed119.self), d2: resolved(r, Mixed166.self),
             d3: resolved(r, Mixed190.self))
     }.inObjectScope(.transient)
+}
+
+@inline(never) private func makeMixedGraphContainerPart1(_ container: Container) {
     container.register(Mixed50.self) { r in
         Mixed50(d0: resolved(r, Mixed61.self), d1: resolved(r, Mixed103.self), d2: resolved(r, Mixed57.self))
     }.inObjectScope(.transient)
@@ -2228,6 +2255,9 @@ func makeMixedGraphContainer() -> Container {
             d0: resolved(r, Mixed119.self), d1: resolved(r, Mixed195.self), d2: resolved(r, Mixed150.self),
             d3: resolved(r, Mixed153.self))
     }.inObjectScope(.transient)
+}
+
+@inline(never) private func makeMixedGraphContainerPart2(_ container: Container) {
     container.register(Mixed100.self) { r in
         Mixed100(
             d0: resolved(r, Mixed124.self), d1: resolved(r, Mixed180.self), d2: resolved(r, Mixed110.self),
@@ -2383,6 +2413,9 @@ func makeMixedGraphContainer() -> Container {
     container.register(Mixed149.self) { r in
         Mixed149(d0: resolved(r, Mixed179.self), d1: resolved(r, Mixed198.self), d2: resolved(r, Mixed187.self))
     }.inObjectScope(.transient)
+}
+
+@inline(never) private func makeMixedGraphContainerPart3(_ container: Container) {
     container.register(Mixed150.self) { r in Mixed150(d0: resolved(r, Mixed190.self), d1: resolved(r, Mixed189.self)) }
         .inObjectScope(.transient)
     container.register(Mixed151.self) { r in
@@ -2474,7 +2507,6 @@ func makeMixedGraphContainer() -> Container {
     container.register(Mixed197.self) { r in Mixed197() }.inObjectScope(.transient)
     container.register(Mixed198.self) { r in Mixed198() }.inObjectScope(.transient)
     container.register(Mixed199.self) { r in Mixed199() }.inObjectScope(.transient)
-    return container
 }
 
 final class MixedGraphHandWired: Sendable {

@@ -106,6 +106,11 @@ final class SingleLeaf99: Sendable { init() {} }
 
 enum SingletonLeaves {
     static func bindLeaves(_ binder: Binder) {
+        bindLeavesPart0(binder)
+        bindLeavesPart1(binder)
+    }
+
+    @inline(never) private static func bindLeavesPart0(_ binder: Binder) {
         binder.bind(SingleLeaf0.self).to(SingleLeaf0.init).in(.singleton)
         binder.bind(SingleLeaf1.self).to(SingleLeaf1.init).in(.singleton)
         binder.bind(SingleLeaf2.self).to(SingleLeaf2.init).in(.singleton)
@@ -156,6 +161,9 @@ enum SingletonLeaves {
         binder.bind(SingleLeaf47.self).to(SingleLeaf47.init).in(.singleton)
         binder.bind(SingleLeaf48.self).to(SingleLeaf48.init).in(.singleton)
         binder.bind(SingleLeaf49.self).to(SingleLeaf49.init).in(.singleton)
+    }
+
+    @inline(never) private static func bindLeavesPart1(_ binder: Binder) {
         binder.bind(SingleLeaf50.self).to(SingleLeaf50.init).in(.singleton)
         binder.bind(SingleLeaf51.self).to(SingleLeaf51.init).in(.singleton)
         binder.bind(SingleLeaf52.self).to(SingleLeaf52.init).in(.singleton)
@@ -209,6 +217,11 @@ enum SingletonLeaves {
     }
 
     static func bindEagerLeaves(_ binder: Binder) {
+        bindEagerLeavesPart0(binder)
+        bindEagerLeavesPart1(binder)
+    }
+
+    @inline(never) private static func bindEagerLeavesPart0(_ binder: Binder) {
         binder.bind(SingleLeaf0.self).to(SingleLeaf0.init).asEagerSingleton()
         binder.bind(SingleLeaf1.self).to(SingleLeaf1.init).asEagerSingleton()
         binder.bind(SingleLeaf2.self).to(SingleLeaf2.init).asEagerSingleton()
@@ -259,6 +272,9 @@ enum SingletonLeaves {
         binder.bind(SingleLeaf47.self).to(SingleLeaf47.init).asEagerSingleton()
         binder.bind(SingleLeaf48.self).to(SingleLeaf48.init).asEagerSingleton()
         binder.bind(SingleLeaf49.self).to(SingleLeaf49.init).asEagerSingleton()
+    }
+
+    @inline(never) private static func bindEagerLeavesPart1(_ binder: Binder) {
         binder.bind(SingleLeaf50.self).to(SingleLeaf50.init).asEagerSingleton()
         binder.bind(SingleLeaf51.self).to(SingleLeaf51.init).asEagerSingleton()
         binder.bind(SingleLeaf52.self).to(SingleLeaf52.init).asEagerSingleton()
@@ -312,111 +328,125 @@ enum SingletonLeaves {
     }
 
     static func resolveLeaves(_ r: Provision.Resolver) throws -> [AnyObject] {
-        [
-            try r.get(SingleLeaf0.self),
-            try r.get(SingleLeaf1.self),
-            try r.get(SingleLeaf2.self),
-            try r.get(SingleLeaf3.self),
-            try r.get(SingleLeaf4.self),
-            try r.get(SingleLeaf5.self),
-            try r.get(SingleLeaf6.self),
-            try r.get(SingleLeaf7.self),
-            try r.get(SingleLeaf8.self),
-            try r.get(SingleLeaf9.self),
-            try r.get(SingleLeaf10.self),
-            try r.get(SingleLeaf11.self),
-            try r.get(SingleLeaf12.self),
-            try r.get(SingleLeaf13.self),
-            try r.get(SingleLeaf14.self),
-            try r.get(SingleLeaf15.self),
-            try r.get(SingleLeaf16.self),
-            try r.get(SingleLeaf17.self),
-            try r.get(SingleLeaf18.self),
-            try r.get(SingleLeaf19.self),
-            try r.get(SingleLeaf20.self),
-            try r.get(SingleLeaf21.self),
-            try r.get(SingleLeaf22.self),
-            try r.get(SingleLeaf23.self),
-            try r.get(SingleLeaf24.self),
-            try r.get(SingleLeaf25.self),
-            try r.get(SingleLeaf26.self),
-            try r.get(SingleLeaf27.self),
-            try r.get(SingleLeaf28.self),
-            try r.get(SingleLeaf29.self),
-            try r.get(SingleLeaf30.self),
-            try r.get(SingleLeaf31.self),
-            try r.get(SingleLeaf32.self),
-            try r.get(SingleLeaf33.self),
-            try r.get(SingleLeaf34.self),
-            try r.get(SingleLeaf35.self),
-            try r.get(SingleLeaf36.self),
-            try r.get(SingleLeaf37.self),
-            try r.get(SingleLeaf38.self),
-            try r.get(SingleLeaf39.self),
-            try r.get(SingleLeaf40.self),
-            try r.get(SingleLeaf41.self),
-            try r.get(SingleLeaf42.self),
-            try r.get(SingleLeaf43.self),
-            try r.get(SingleLeaf44.self),
-            try r.get(SingleLeaf45.self),
-            try r.get(SingleLeaf46.self),
-            try r.get(SingleLeaf47.self),
-            try r.get(SingleLeaf48.self),
-            try r.get(SingleLeaf49.self),
-            try r.get(SingleLeaf50.self),
-            try r.get(SingleLeaf51.self),
-            try r.get(SingleLeaf52.self),
-            try r.get(SingleLeaf53.self),
-            try r.get(SingleLeaf54.self),
-            try r.get(SingleLeaf55.self),
-            try r.get(SingleLeaf56.self),
-            try r.get(SingleLeaf57.self),
-            try r.get(SingleLeaf58.self),
-            try r.get(SingleLeaf59.self),
-            try r.get(SingleLeaf60.self),
-            try r.get(SingleLeaf61.self),
-            try r.get(SingleLeaf62.self),
-            try r.get(SingleLeaf63.self),
-            try r.get(SingleLeaf64.self),
-            try r.get(SingleLeaf65.self),
-            try r.get(SingleLeaf66.self),
-            try r.get(SingleLeaf67.self),
-            try r.get(SingleLeaf68.self),
-            try r.get(SingleLeaf69.self),
-            try r.get(SingleLeaf70.self),
-            try r.get(SingleLeaf71.self),
-            try r.get(SingleLeaf72.self),
-            try r.get(SingleLeaf73.self),
-            try r.get(SingleLeaf74.self),
-            try r.get(SingleLeaf75.self),
-            try r.get(SingleLeaf76.self),
-            try r.get(SingleLeaf77.self),
-            try r.get(SingleLeaf78.self),
-            try r.get(SingleLeaf79.self),
-            try r.get(SingleLeaf80.self),
-            try r.get(SingleLeaf81.self),
-            try r.get(SingleLeaf82.self),
-            try r.get(SingleLeaf83.self),
-            try r.get(SingleLeaf84.self),
-            try r.get(SingleLeaf85.self),
-            try r.get(SingleLeaf86.self),
-            try r.get(SingleLeaf87.self),
-            try r.get(SingleLeaf88.self),
-            try r.get(SingleLeaf89.self),
-            try r.get(SingleLeaf90.self),
-            try r.get(SingleLeaf91.self),
-            try r.get(SingleLeaf92.self),
-            try r.get(SingleLeaf93.self),
-            try r.get(SingleLeaf94.self),
-            try r.get(SingleLeaf95.self),
-            try r.get(SingleLeaf96.self),
-            try r.get(SingleLeaf97.self),
-            try r.get(SingleLeaf98.self),
-            try r.get(SingleLeaf99.self),
-        ]
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(100)
+        try resolveLeavesPart0(r, &leaves)
+        try resolveLeavesPart1(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(SingleLeaf0.self))
+        leaves.append(try r.get(SingleLeaf1.self))
+        leaves.append(try r.get(SingleLeaf2.self))
+        leaves.append(try r.get(SingleLeaf3.self))
+        leaves.append(try r.get(SingleLeaf4.self))
+        leaves.append(try r.get(SingleLeaf5.self))
+        leaves.append(try r.get(SingleLeaf6.self))
+        leaves.append(try r.get(SingleLeaf7.self))
+        leaves.append(try r.get(SingleLeaf8.self))
+        leaves.append(try r.get(SingleLeaf9.self))
+        leaves.append(try r.get(SingleLeaf10.self))
+        leaves.append(try r.get(SingleLeaf11.self))
+        leaves.append(try r.get(SingleLeaf12.self))
+        leaves.append(try r.get(SingleLeaf13.self))
+        leaves.append(try r.get(SingleLeaf14.self))
+        leaves.append(try r.get(SingleLeaf15.self))
+        leaves.append(try r.get(SingleLeaf16.self))
+        leaves.append(try r.get(SingleLeaf17.self))
+        leaves.append(try r.get(SingleLeaf18.self))
+        leaves.append(try r.get(SingleLeaf19.self))
+        leaves.append(try r.get(SingleLeaf20.self))
+        leaves.append(try r.get(SingleLeaf21.self))
+        leaves.append(try r.get(SingleLeaf22.self))
+        leaves.append(try r.get(SingleLeaf23.self))
+        leaves.append(try r.get(SingleLeaf24.self))
+        leaves.append(try r.get(SingleLeaf25.self))
+        leaves.append(try r.get(SingleLeaf26.self))
+        leaves.append(try r.get(SingleLeaf27.self))
+        leaves.append(try r.get(SingleLeaf28.self))
+        leaves.append(try r.get(SingleLeaf29.self))
+        leaves.append(try r.get(SingleLeaf30.self))
+        leaves.append(try r.get(SingleLeaf31.self))
+        leaves.append(try r.get(SingleLeaf32.self))
+        leaves.append(try r.get(SingleLeaf33.self))
+        leaves.append(try r.get(SingleLeaf34.self))
+        leaves.append(try r.get(SingleLeaf35.self))
+        leaves.append(try r.get(SingleLeaf36.self))
+        leaves.append(try r.get(SingleLeaf37.self))
+        leaves.append(try r.get(SingleLeaf38.self))
+        leaves.append(try r.get(SingleLeaf39.self))
+        leaves.append(try r.get(SingleLeaf40.self))
+        leaves.append(try r.get(SingleLeaf41.self))
+        leaves.append(try r.get(SingleLeaf42.self))
+        leaves.append(try r.get(SingleLeaf43.self))
+        leaves.append(try r.get(SingleLeaf44.self))
+        leaves.append(try r.get(SingleLeaf45.self))
+        leaves.append(try r.get(SingleLeaf46.self))
+        leaves.append(try r.get(SingleLeaf47.self))
+        leaves.append(try r.get(SingleLeaf48.self))
+        leaves.append(try r.get(SingleLeaf49.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart1(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(SingleLeaf50.self))
+        leaves.append(try r.get(SingleLeaf51.self))
+        leaves.append(try r.get(SingleLeaf52.self))
+        leaves.append(try r.get(SingleLeaf53.self))
+        leaves.append(try r.get(SingleLeaf54.self))
+        leaves.append(try r.get(SingleLeaf55.self))
+        leaves.append(try r.get(SingleLeaf56.self))
+        leaves.append(try r.get(SingleLeaf57.self))
+        leaves.append(try r.get(SingleLeaf58.self))
+        leaves.append(try r.get(SingleLeaf59.self))
+        leaves.append(try r.get(SingleLeaf60.self))
+        leaves.append(try r.get(SingleLeaf61.self))
+        leaves.append(try r.get(SingleLeaf62.self))
+        leaves.append(try r.get(SingleLeaf63.self))
+        leaves.append(try r.get(SingleLeaf64.self))
+        leaves.append(try r.get(SingleLeaf65.self))
+        leaves.append(try r.get(SingleLeaf66.self))
+        leaves.append(try r.get(SingleLeaf67.self))
+        leaves.append(try r.get(SingleLeaf68.self))
+        leaves.append(try r.get(SingleLeaf69.self))
+        leaves.append(try r.get(SingleLeaf70.self))
+        leaves.append(try r.get(SingleLeaf71.self))
+        leaves.append(try r.get(SingleLeaf72.self))
+        leaves.append(try r.get(SingleLeaf73.self))
+        leaves.append(try r.get(SingleLeaf74.self))
+        leaves.append(try r.get(SingleLeaf75.self))
+        leaves.append(try r.get(SingleLeaf76.self))
+        leaves.append(try r.get(SingleLeaf77.self))
+        leaves.append(try r.get(SingleLeaf78.self))
+        leaves.append(try r.get(SingleLeaf79.self))
+        leaves.append(try r.get(SingleLeaf80.self))
+        leaves.append(try r.get(SingleLeaf81.self))
+        leaves.append(try r.get(SingleLeaf82.self))
+        leaves.append(try r.get(SingleLeaf83.self))
+        leaves.append(try r.get(SingleLeaf84.self))
+        leaves.append(try r.get(SingleLeaf85.self))
+        leaves.append(try r.get(SingleLeaf86.self))
+        leaves.append(try r.get(SingleLeaf87.self))
+        leaves.append(try r.get(SingleLeaf88.self))
+        leaves.append(try r.get(SingleLeaf89.self))
+        leaves.append(try r.get(SingleLeaf90.self))
+        leaves.append(try r.get(SingleLeaf91.self))
+        leaves.append(try r.get(SingleLeaf92.self))
+        leaves.append(try r.get(SingleLeaf93.self))
+        leaves.append(try r.get(SingleLeaf94.self))
+        leaves.append(try r.get(SingleLeaf95.self))
+        leaves.append(try r.get(SingleLeaf96.self))
+        leaves.append(try r.get(SingleLeaf97.self))
+        leaves.append(try r.get(SingleLeaf98.self))
+        leaves.append(try r.get(SingleLeaf99.self))
     }
 
     static func registerLeaves(_ container: Container) {
+        registerLeavesPart0(container)
+        registerLeavesPart1(container)
+    }
+
+    @inline(never) private static func registerLeavesPart0(_ container: Container) {
         container.register(SingleLeaf0.self) { _ in SingleLeaf0() }.inObjectScope(.container)
         container.register(SingleLeaf1.self) { _ in SingleLeaf1() }.inObjectScope(.container)
         container.register(SingleLeaf2.self) { _ in SingleLeaf2() }.inObjectScope(.container)
@@ -467,6 +497,9 @@ enum SingletonLeaves {
         container.register(SingleLeaf47.self) { _ in SingleLeaf47() }.inObjectScope(.container)
         container.register(SingleLeaf48.self) { _ in SingleLeaf48() }.inObjectScope(.container)
         container.register(SingleLeaf49.self) { _ in SingleLeaf49() }.inObjectScope(.container)
+    }
+
+    @inline(never) private static func registerLeavesPart1(_ container: Container) {
         container.register(SingleLeaf50.self) { _ in SingleLeaf50() }.inObjectScope(.container)
         container.register(SingleLeaf51.self) { _ in SingleLeaf51() }.inObjectScope(.container)
         container.register(SingleLeaf52.self) { _ in SingleLeaf52() }.inObjectScope(.container)
@@ -520,215 +553,238 @@ enum SingletonLeaves {
     }
 
     static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
-        [
-            resolved(r, SingleLeaf0.self),
-            resolved(r, SingleLeaf1.self),
-            resolved(r, SingleLeaf2.self),
-            resolved(r, SingleLeaf3.self),
-            resolved(r, SingleLeaf4.self),
-            resolved(r, SingleLeaf5.self),
-            resolved(r, SingleLeaf6.self),
-            resolved(r, SingleLeaf7.self),
-            resolved(r, SingleLeaf8.self),
-            resolved(r, SingleLeaf9.self),
-            resolved(r, SingleLeaf10.self),
-            resolved(r, SingleLeaf11.self),
-            resolved(r, SingleLeaf12.self),
-            resolved(r, SingleLeaf13.self),
-            resolved(r, SingleLeaf14.self),
-            resolved(r, SingleLeaf15.self),
-            resolved(r, SingleLeaf16.self),
-            resolved(r, SingleLeaf17.self),
-            resolved(r, SingleLeaf18.self),
-            resolved(r, SingleLeaf19.self),
-            resolved(r, SingleLeaf20.self),
-            resolved(r, SingleLeaf21.self),
-            resolved(r, SingleLeaf22.self),
-            resolved(r, SingleLeaf23.self),
-            resolved(r, SingleLeaf24.self),
-            resolved(r, SingleLeaf25.self),
-            resolved(r, SingleLeaf26.self),
-            resolved(r, SingleLeaf27.self),
-            resolved(r, SingleLeaf28.self),
-            resolved(r, SingleLeaf29.self),
-            resolved(r, SingleLeaf30.self),
-            resolved(r, SingleLeaf31.self),
-            resolved(r, SingleLeaf32.self),
-            resolved(r, SingleLeaf33.self),
-            resolved(r, SingleLeaf34.self),
-            resolved(r, SingleLeaf35.self),
-            resolved(r, SingleLeaf36.self),
-            resolved(r, SingleLeaf37.self),
-            resolved(r, SingleLeaf38.self),
-            resolved(r, SingleLeaf39.self),
-            resolved(r, SingleLeaf40.self),
-            resolved(r, SingleLeaf41.self),
-            resolved(r, SingleLeaf42.self),
-            resolved(r, SingleLeaf43.self),
-            resolved(r, SingleLeaf44.self),
-            resolved(r, SingleLeaf45.self),
-            resolved(r, SingleLeaf46.self),
-            resolved(r, SingleLeaf47.self),
-            resolved(r, SingleLeaf48.self),
-            resolved(r, SingleLeaf49.self),
-            resolved(r, SingleLeaf50.self),
-            resolved(r, SingleLeaf51.self),
-            resolved(r, SingleLeaf52.self),
-            resolved(r, SingleLeaf53.self),
-            resolved(r, SingleLeaf54.self),
-            resolved(r, SingleLeaf55.self),
-            resolved(r, SingleLeaf56.self),
-            resolved(r, SingleLeaf57.self),
-            resolved(r, SingleLeaf58.self),
-            resolved(r, SingleLeaf59.self),
-            resolved(r, SingleLeaf60.self),
-            resolved(r, SingleLeaf61.self),
-            resolved(r, SingleLeaf62.self),
-            resolved(r, SingleLeaf63.self),
-            resolved(r, SingleLeaf64.self),
-            resolved(r, SingleLeaf65.self),
-            resolved(r, SingleLeaf66.self),
-            resolved(r, SingleLeaf67.self),
-            resolved(r, SingleLeaf68.self),
-            resolved(r, SingleLeaf69.self),
-            resolved(r, SingleLeaf70.self),
-            resolved(r, SingleLeaf71.self),
-            resolved(r, SingleLeaf72.self),
-            resolved(r, SingleLeaf73.self),
-            resolved(r, SingleLeaf74.self),
-            resolved(r, SingleLeaf75.self),
-            resolved(r, SingleLeaf76.self),
-            resolved(r, SingleLeaf77.self),
-            resolved(r, SingleLeaf78.self),
-            resolved(r, SingleLeaf79.self),
-            resolved(r, SingleLeaf80.self),
-            resolved(r, SingleLeaf81.self),
-            resolved(r, SingleLeaf82.self),
-            resolved(r, SingleLeaf83.self),
-            resolved(r, SingleLeaf84.self),
-            resolved(r, SingleLeaf85.self),
-            resolved(r, SingleLeaf86.self),
-            resolved(r, SingleLeaf87.self),
-            resolved(r, SingleLeaf88.self),
-            resolved(r, SingleLeaf89.self),
-            resolved(r, SingleLeaf90.self),
-            resolved(r, SingleLeaf91.self),
-            resolved(r, SingleLeaf92.self),
-            resolved(r, SingleLeaf93.self),
-            resolved(r, SingleLeaf94.self),
-            resolved(r, SingleLeaf95.self),
-            resolved(r, SingleLeaf96.self),
-            resolved(r, SingleLeaf97.self),
-            resolved(r, SingleLeaf98.self),
-            resolved(r, SingleLeaf99.self),
-        ]
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(100)
+        resolveLeavesPart0(r, &leaves)
+        resolveLeavesPart1(r, &leaves)
+        return leaves
     }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, SingleLeaf0.self))
+        leaves.append(resolved(r, SingleLeaf1.self))
+        leaves.append(resolved(r, SingleLeaf2.self))
+        leaves.append(resolved(r, SingleLeaf3.self))
+        leaves.append(resolved(r, SingleLeaf4.self))
+        leaves.append(resolved(r, SingleLeaf5.self))
+        leaves.append(resolved(r, SingleLeaf6.self))
+        leaves.append(resolved(r, SingleLeaf7.self))
+        leaves.append(resolved(r, SingleLeaf8.self))
+        leaves.append(resolved(r, SingleLeaf9.self))
+        leaves.append(resolved(r, SingleLeaf10.self))
+        leaves.append(resolved(r, SingleLeaf11.self))
+        leaves.append(resolved(r, SingleLeaf12.self))
+        leaves.append(resolved(r, SingleLeaf13.self))
+        leaves.append(resolved(r, SingleLeaf14.self))
+        leaves.append(resolved(r, SingleLeaf15.self))
+        leaves.append(resolved(r, SingleLeaf16.self))
+        leaves.append(resolved(r, SingleLeaf17.self))
+        leaves.append(resolved(r, SingleLeaf18.self))
+        leaves.append(resolved(r, SingleLeaf19.self))
+        leaves.append(resolved(r, SingleLeaf20.self))
+        leaves.append(resolved(r, SingleLeaf21.self))
+        leaves.append(resolved(r, SingleLeaf22.self))
+        leaves.append(resolved(r, SingleLeaf23.self))
+        leaves.append(resolved(r, SingleLeaf24.self))
+        leaves.append(resolved(r, SingleLeaf25.self))
+        leaves.append(resolved(r, SingleLeaf26.self))
+        leaves.append(resolved(r, SingleLeaf27.self))
+        leaves.append(resolved(r, SingleLeaf28.self))
+        leaves.append(resolved(r, SingleLeaf29.self))
+        leaves.append(resolved(r, SingleLeaf30.self))
+        leaves.append(resolved(r, SingleLeaf31.self))
+        leaves.append(resolved(r, SingleLeaf32.self))
+        leaves.append(resolved(r, SingleLeaf33.self))
+        leaves.append(resolved(r, SingleLeaf34.self))
+        leaves.append(resolved(r, SingleLeaf35.self))
+        leaves.append(resolved(r, SingleLeaf36.self))
+        leaves.append(resolved(r, SingleLeaf37.self))
+        leaves.append(resolved(r, SingleLeaf38.self))
+        leaves.append(resolved(r, SingleLeaf39.self))
+        leaves.append(resolved(r, SingleLeaf40.self))
+        leaves.append(resolved(r, SingleLeaf41.self))
+        leaves.append(resolved(r, SingleLeaf42.self))
+        leaves.append(resolved(r, SingleLeaf43.self))
+        leaves.append(resolved(r, SingleLeaf44.self))
+        leaves.append(resolved(r, SingleLeaf45.self))
+        leaves.append(resolved(r, SingleLeaf46.self))
+        leaves.append(resolved(r, SingleLeaf47.self))
+        leaves.append(resolved(r, SingleLeaf48.self))
+        leaves.append(resolved(r, SingleLeaf49.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart1(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, SingleLeaf50.self))
+        leaves.append(resolved(r, SingleLeaf51.self))
+        leaves.append(resolved(r, SingleLeaf52.self))
+        leaves.append(resolved(r, SingleLeaf53.self))
+        leaves.append(resolved(r, SingleLeaf54.self))
+        leaves.append(resolved(r, SingleLeaf55.self))
+        leaves.append(resolved(r, SingleLeaf56.self))
+        leaves.append(resolved(r, SingleLeaf57.self))
+        leaves.append(resolved(r, SingleLeaf58.self))
+        leaves.append(resolved(r, SingleLeaf59.self))
+        leaves.append(resolved(r, SingleLeaf60.self))
+        leaves.append(resolved(r, SingleLeaf61.self))
+        leaves.append(resolved(r, SingleLeaf62.self))
+        leaves.append(resolved(r, SingleLeaf63.self))
+        leaves.append(resolved(r, SingleLeaf64.self))
+        leaves.append(resolved(r, SingleLeaf65.self))
+        leaves.append(resolved(r, SingleLeaf66.self))
+        leaves.append(resolved(r, SingleLeaf67.self))
+        leaves.append(resolved(r, SingleLeaf68.self))
+        leaves.append(resolved(r, SingleLeaf69.self))
+        leaves.append(resolved(r, SingleLeaf70.self))
+        leaves.append(resolved(r, SingleLeaf71.self))
+        leaves.append(resolved(r, SingleLeaf72.self))
+        leaves.append(resolved(r, SingleLeaf73.self))
+        leaves.append(resolved(r, SingleLeaf74.self))
+        leaves.append(resolved(r, SingleLeaf75.self))
+        leaves.append(resolved(r, SingleLeaf76.self))
+        leaves.append(resolved(r, SingleLeaf77.self))
+        leaves.append(resolved(r, SingleLeaf78.self))
+        leaves.append(resolved(r, SingleLeaf79.self))
+        leaves.append(resolved(r, SingleLeaf80.self))
+        leaves.append(resolved(r, SingleLeaf81.self))
+        leaves.append(resolved(r, SingleLeaf82.self))
+        leaves.append(resolved(r, SingleLeaf83.self))
+        leaves.append(resolved(r, SingleLeaf84.self))
+        leaves.append(resolved(r, SingleLeaf85.self))
+        leaves.append(resolved(r, SingleLeaf86.self))
+        leaves.append(resolved(r, SingleLeaf87.self))
+        leaves.append(resolved(r, SingleLeaf88.self))
+        leaves.append(resolved(r, SingleLeaf89.self))
+        leaves.append(resolved(r, SingleLeaf90.self))
+        leaves.append(resolved(r, SingleLeaf91.self))
+        leaves.append(resolved(r, SingleLeaf92.self))
+        leaves.append(resolved(r, SingleLeaf93.self))
+        leaves.append(resolved(r, SingleLeaf94.self))
+        leaves.append(resolved(r, SingleLeaf95.self))
+        leaves.append(resolved(r, SingleLeaf96.self))
+        leaves.append(resolved(r, SingleLeaf97.self))
+        leaves.append(resolved(r, SingleLeaf98.self))
+        leaves.append(resolved(r, SingleLeaf99.self))
+    }
+
 }
 
 /// The hand-wired singleton leaves: built once, stored.
 final class SingletonLeavesHandWired {
-    let leaves: [AnyObject] = [
-        SingleLeaf0(),
-        SingleLeaf1(),
-        SingleLeaf2(),
-        SingleLeaf3(),
-        SingleLeaf4(),
-        SingleLeaf5(),
-        SingleLeaf6(),
-        SingleLeaf7(),
-        SingleLeaf8(),
-        SingleLeaf9(),
-        SingleLeaf10(),
-        SingleLeaf11(),
-        SingleLeaf12(),
-        SingleLeaf13(),
-        SingleLeaf14(),
-        SingleLeaf15(),
-        SingleLeaf16(),
-        SingleLeaf17(),
-        SingleLeaf18(),
-        SingleLeaf19(),
-        SingleLeaf20(),
-        SingleLeaf21(),
-        SingleLeaf22(),
-        SingleLeaf23(),
-        SingleLeaf24(),
-        SingleLeaf25(),
-        SingleLeaf26(),
-        SingleLeaf27(),
-        SingleLeaf28(),
-        SingleLeaf29(),
-        SingleLeaf30(),
-        SingleLeaf31(),
-        SingleLeaf32(),
-        SingleLeaf33(),
-        SingleLeaf34(),
-        SingleLeaf35(),
-        SingleLeaf36(),
-        SingleLeaf37(),
-        SingleLeaf38(),
-        SingleLeaf39(),
-        SingleLeaf40(),
-        SingleLeaf41(),
-        SingleLeaf42(),
-        SingleLeaf43(),
-        SingleLeaf44(),
-        SingleLeaf45(),
-        SingleLeaf46(),
-        SingleLeaf47(),
-        SingleLeaf48(),
-        SingleLeaf49(),
-        SingleLeaf50(),
-        SingleLeaf51(),
-        SingleLeaf52(),
-        SingleLeaf53(),
-        SingleLeaf54(),
-        SingleLeaf55(),
-        SingleLeaf56(),
-        SingleLeaf57(),
-        SingleLeaf58(),
-        SingleLeaf59(),
-        SingleLeaf60(),
-        SingleLeaf61(),
-        SingleLeaf62(),
-        SingleLeaf63(),
-        SingleLeaf64(),
-        SingleLeaf65(),
-        SingleLeaf66(),
-        SingleLeaf67(),
-        SingleLeaf68(),
-        SingleLeaf69(),
-        SingleLeaf70(),
-        SingleLeaf71(),
-        SingleLeaf72(),
-        SingleLeaf73(),
-        SingleLeaf74(),
-        SingleLeaf75(),
-        SingleLeaf76(),
-        SingleLeaf77(),
-        SingleLeaf78(),
-        SingleLeaf79(),
-        SingleLeaf80(),
-        SingleLeaf81(),
-        SingleLeaf82(),
-        SingleLeaf83(),
-        SingleLeaf84(),
-        SingleLeaf85(),
-        SingleLeaf86(),
-        SingleLeaf87(),
-        SingleLeaf88(),
-        SingleLeaf89(),
-        SingleLeaf90(),
-        SingleLeaf91(),
-        SingleLeaf92(),
-        SingleLeaf93(),
-        SingleLeaf94(),
-        SingleLeaf95(),
-        SingleLeaf96(),
-        SingleLeaf97(),
-        SingleLeaf98(),
-        SingleLeaf99(),
-    ]
+    let leaves: [AnyObject] = SingletonLeavesHandWired.makeAll()
+
+    static func makeAll() -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(100)
+        makeAllPart0(&leaves)
+        makeAllPart1(&leaves)
+        return leaves
+    }
+
+    @inline(never) private static func makeAllPart0(_ leaves: inout [AnyObject]) {
+        leaves.append(SingleLeaf0())
+        leaves.append(SingleLeaf1())
+        leaves.append(SingleLeaf2())
+        leaves.append(SingleLeaf3())
+        leaves.append(SingleLeaf4())
+        leaves.append(SingleLeaf5())
+        leaves.append(SingleLeaf6())
+        leaves.append(SingleLeaf7())
+        leaves.append(SingleLeaf8())
+        leaves.append(SingleLeaf9())
+        leaves.append(SingleLeaf10())
+        leaves.append(SingleLeaf11())
+        leaves.append(SingleLeaf12())
+        leaves.append(SingleLeaf13())
+        leaves.append(SingleLeaf14())
+        leaves.append(SingleLeaf15())
+        leaves.append(SingleLeaf16())
+        leaves.append(SingleLeaf17())
+        leaves.append(SingleLeaf18())
+        leaves.append(SingleLeaf19())
+        leaves.append(SingleLeaf20())
+        leaves.append(SingleLeaf21())
+        leaves.append(SingleLeaf22())
+        leaves.append(SingleLeaf23())
+        leaves.append(SingleLeaf24())
+        leaves.append(SingleLeaf25())
+        leaves.append(SingleLeaf26())
+        leaves.append(SingleLeaf27())
+        leaves.append(SingleLeaf28())
+        leaves.append(SingleLeaf29())
+        leaves.append(SingleLeaf30())
+        leaves.append(SingleLeaf31())
+        leaves.append(SingleLeaf32())
+        leaves.append(SingleLeaf33())
+        leaves.append(SingleLeaf34())
+        leaves.append(SingleLeaf35())
+        leaves.append(SingleLeaf36())
+        leaves.append(SingleLeaf37())
+        leaves.append(SingleLeaf38())
+        leaves.append(SingleLeaf39())
+        leaves.append(SingleLeaf40())
+        leaves.append(SingleLeaf41())
+        leaves.append(SingleLeaf42())
+        leaves.append(SingleLeaf43())
+        leaves.append(SingleLeaf44())
+        leaves.append(SingleLeaf45())
+        leaves.append(SingleLeaf46())
+        leaves.append(SingleLeaf47())
+        leaves.append(SingleLeaf48())
+        leaves.append(SingleLeaf49())
+    }
+
+    @inline(never) private static func makeAllPart1(_ leaves: inout [AnyObject]) {
+        leaves.append(SingleLeaf50())
+        leaves.append(SingleLeaf51())
+        leaves.append(SingleLeaf52())
+        leaves.append(SingleLeaf53())
+        leaves.append(SingleLeaf54())
+        leaves.append(SingleLeaf55())
+        leaves.append(SingleLeaf56())
+        leaves.append(SingleLeaf57())
+        leaves.append(SingleLeaf58())
+        leaves.append(SingleLeaf59())
+        leaves.append(SingleLeaf60())
+        leaves.append(SingleLeaf61())
+        leaves.append(SingleLeaf62())
+        leaves.append(SingleLeaf63())
+        leaves.append(SingleLeaf64())
+        leaves.append(SingleLeaf65())
+        leaves.append(SingleLeaf66())
+        leaves.append(SingleLeaf67())
+        leaves.append(SingleLeaf68())
+        leaves.append(SingleLeaf69())
+        leaves.append(SingleLeaf70())
+        leaves.append(SingleLeaf71())
+        leaves.append(SingleLeaf72())
+        leaves.append(SingleLeaf73())
+        leaves.append(SingleLeaf74())
+        leaves.append(SingleLeaf75())
+        leaves.append(SingleLeaf76())
+        leaves.append(SingleLeaf77())
+        leaves.append(SingleLeaf78())
+        leaves.append(SingleLeaf79())
+        leaves.append(SingleLeaf80())
+        leaves.append(SingleLeaf81())
+        leaves.append(SingleLeaf82())
+        leaves.append(SingleLeaf83())
+        leaves.append(SingleLeaf84())
+        leaves.append(SingleLeaf85())
+        leaves.append(SingleLeaf86())
+        leaves.append(SingleLeaf87())
+        leaves.append(SingleLeaf88())
+        leaves.append(SingleLeaf89())
+        leaves.append(SingleLeaf90())
+        leaves.append(SingleLeaf91())
+        leaves.append(SingleLeaf92())
+        leaves.append(SingleLeaf93())
+        leaves.append(SingleLeaf94())
+        leaves.append(SingleLeaf95())
+        leaves.append(SingleLeaf96())
+        leaves.append(SingleLeaf97())
+        leaves.append(SingleLeaf98())
+        leaves.append(SingleLeaf99())
+    }
 
     @inline(never) func makeLeaves() -> [AnyObject] {
         leaves.map { $0 }

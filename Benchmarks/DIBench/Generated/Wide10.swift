@@ -16,6 +16,10 @@ final class Wide10x9: Sendable { init() {} }
 
 enum Wide10 {
     static func bindLeaves(_ binder: Binder, named name: String? = nil) {
+        bindLeavesPart0(binder, name)
+    }
+
+    @inline(never) private static func bindLeavesPart0(_ binder: Binder, _ name: String?) {
         binder.bind(Wide10x0.self, named: name).to(Wide10x0.init)
         binder.bind(Wide10x1.self, named: name).to(Wide10x1.init)
         binder.bind(Wide10x2.self, named: name).to(Wide10x2.init)
@@ -29,21 +33,30 @@ enum Wide10 {
     }
 
     static func resolveLeaves(_ r: Provision.Resolver) throws -> [AnyObject] {
-        [
-            try r.get(Wide10x0.self),
-            try r.get(Wide10x1.self),
-            try r.get(Wide10x2.self),
-            try r.get(Wide10x3.self),
-            try r.get(Wide10x4.self),
-            try r.get(Wide10x5.self),
-            try r.get(Wide10x6.self),
-            try r.get(Wide10x7.self),
-            try r.get(Wide10x8.self),
-            try r.get(Wide10x9.self),
-        ]
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(10)
+        try resolveLeavesPart0(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide10x0.self))
+        leaves.append(try r.get(Wide10x1.self))
+        leaves.append(try r.get(Wide10x2.self))
+        leaves.append(try r.get(Wide10x3.self))
+        leaves.append(try r.get(Wide10x4.self))
+        leaves.append(try r.get(Wide10x5.self))
+        leaves.append(try r.get(Wide10x6.self))
+        leaves.append(try r.get(Wide10x7.self))
+        leaves.append(try r.get(Wide10x8.self))
+        leaves.append(try r.get(Wide10x9.self))
     }
 
     static func registerLeaves(_ container: Container, named name: String? = nil) {
+        registerLeavesPart0(container, name)
+    }
+
+    @inline(never) private static func registerLeavesPart0(_ container: Container, _ name: String?) {
         container.register(Wide10x0.self, name: name) { _ in Wide10x0() }.inObjectScope(.transient)
         container.register(Wide10x1.self, name: name) { _ in Wide10x1() }.inObjectScope(.transient)
         container.register(Wide10x2.self, name: name) { _ in Wide10x2() }.inObjectScope(.transient)
@@ -56,8 +69,32 @@ enum Wide10 {
         container.register(Wide10x9.self, name: name) { _ in Wide10x9() }.inObjectScope(.transient)
     }
 
+    static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(10)
+        resolveLeavesPart0(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide10x0.self))
+        leaves.append(resolved(r, Wide10x1.self))
+        leaves.append(resolved(r, Wide10x2.self))
+        leaves.append(resolved(r, Wide10x3.self))
+        leaves.append(resolved(r, Wide10x4.self))
+        leaves.append(resolved(r, Wide10x5.self))
+        leaves.append(resolved(r, Wide10x6.self))
+        leaves.append(resolved(r, Wide10x7.self))
+        leaves.append(resolved(r, Wide10x8.self))
+        leaves.append(resolved(r, Wide10x9.self))
+    }
+
     /// The hand-wired equivalent of a registry: a table of factories, one per key.
     static func addFactories(to table: inout [HandKey: () -> AnyObject], named name: String) {
+        addFactoriesPart0(&table, name)
+    }
+
+    @inline(never) private static func addFactoriesPart0(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide10x0.self, name)] = { Wide10x0() }
         table[HandKey(Wide10x1.self, name)] = { Wide10x1() }
         table[HandKey(Wide10x2.self, name)] = { Wide10x2() }
@@ -70,33 +107,24 @@ enum Wide10 {
         table[HandKey(Wide10x9.self, name)] = { Wide10x9() }
     }
 
-    static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
-        [
-            resolved(r, Wide10x0.self),
-            resolved(r, Wide10x1.self),
-            resolved(r, Wide10x2.self),
-            resolved(r, Wide10x3.self),
-            resolved(r, Wide10x4.self),
-            resolved(r, Wide10x5.self),
-            resolved(r, Wide10x6.self),
-            resolved(r, Wide10x7.self),
-            resolved(r, Wide10x8.self),
-            resolved(r, Wide10x9.self),
-        ]
+    @inline(never) static func makeLeaves() -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(10)
+        makeLeavesPart0(&leaves)
+        return leaves
     }
 
-    @inline(never) static func makeLeaves() -> [AnyObject] {
-        [
-            Wide10x0(),
-            Wide10x1(),
-            Wide10x2(),
-            Wide10x3(),
-            Wide10x4(),
-            Wide10x5(),
-            Wide10x6(),
-            Wide10x7(),
-            Wide10x8(),
-            Wide10x9(),
-        ]
+    @inline(never) private static func makeLeavesPart0(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide10x0())
+        leaves.append(Wide10x1())
+        leaves.append(Wide10x2())
+        leaves.append(Wide10x3())
+        leaves.append(Wide10x4())
+        leaves.append(Wide10x5())
+        leaves.append(Wide10x6())
+        leaves.append(Wide10x7())
+        leaves.append(Wide10x8())
+        leaves.append(Wide10x9())
     }
+
 }

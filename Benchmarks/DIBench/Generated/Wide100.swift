@@ -106,6 +106,11 @@ final class Wide100x99: Sendable { init() {} }
 
 enum Wide100 {
     static func bindLeaves(_ binder: Binder, named name: String? = nil) {
+        bindLeavesPart0(binder, name)
+        bindLeavesPart1(binder, name)
+    }
+
+    @inline(never) private static func bindLeavesPart0(_ binder: Binder, _ name: String?) {
         binder.bind(Wide100x0.self, named: name).to(Wide100x0.init)
         binder.bind(Wide100x1.self, named: name).to(Wide100x1.init)
         binder.bind(Wide100x2.self, named: name).to(Wide100x2.init)
@@ -156,6 +161,9 @@ enum Wide100 {
         binder.bind(Wide100x47.self, named: name).to(Wide100x47.init)
         binder.bind(Wide100x48.self, named: name).to(Wide100x48.init)
         binder.bind(Wide100x49.self, named: name).to(Wide100x49.init)
+    }
+
+    @inline(never) private static func bindLeavesPart1(_ binder: Binder, _ name: String?) {
         binder.bind(Wide100x50.self, named: name).to(Wide100x50.init)
         binder.bind(Wide100x51.self, named: name).to(Wide100x51.init)
         binder.bind(Wide100x52.self, named: name).to(Wide100x52.init)
@@ -209,111 +217,125 @@ enum Wide100 {
     }
 
     static func resolveLeaves(_ r: Provision.Resolver) throws -> [AnyObject] {
-        [
-            try r.get(Wide100x0.self),
-            try r.get(Wide100x1.self),
-            try r.get(Wide100x2.self),
-            try r.get(Wide100x3.self),
-            try r.get(Wide100x4.self),
-            try r.get(Wide100x5.self),
-            try r.get(Wide100x6.self),
-            try r.get(Wide100x7.self),
-            try r.get(Wide100x8.self),
-            try r.get(Wide100x9.self),
-            try r.get(Wide100x10.self),
-            try r.get(Wide100x11.self),
-            try r.get(Wide100x12.self),
-            try r.get(Wide100x13.self),
-            try r.get(Wide100x14.self),
-            try r.get(Wide100x15.self),
-            try r.get(Wide100x16.self),
-            try r.get(Wide100x17.self),
-            try r.get(Wide100x18.self),
-            try r.get(Wide100x19.self),
-            try r.get(Wide100x20.self),
-            try r.get(Wide100x21.self),
-            try r.get(Wide100x22.self),
-            try r.get(Wide100x23.self),
-            try r.get(Wide100x24.self),
-            try r.get(Wide100x25.self),
-            try r.get(Wide100x26.self),
-            try r.get(Wide100x27.self),
-            try r.get(Wide100x28.self),
-            try r.get(Wide100x29.self),
-            try r.get(Wide100x30.self),
-            try r.get(Wide100x31.self),
-            try r.get(Wide100x32.self),
-            try r.get(Wide100x33.self),
-            try r.get(Wide100x34.self),
-            try r.get(Wide100x35.self),
-            try r.get(Wide100x36.self),
-            try r.get(Wide100x37.self),
-            try r.get(Wide100x38.self),
-            try r.get(Wide100x39.self),
-            try r.get(Wide100x40.self),
-            try r.get(Wide100x41.self),
-            try r.get(Wide100x42.self),
-            try r.get(Wide100x43.self),
-            try r.get(Wide100x44.self),
-            try r.get(Wide100x45.self),
-            try r.get(Wide100x46.self),
-            try r.get(Wide100x47.self),
-            try r.get(Wide100x48.self),
-            try r.get(Wide100x49.self),
-            try r.get(Wide100x50.self),
-            try r.get(Wide100x51.self),
-            try r.get(Wide100x52.self),
-            try r.get(Wide100x53.self),
-            try r.get(Wide100x54.self),
-            try r.get(Wide100x55.self),
-            try r.get(Wide100x56.self),
-            try r.get(Wide100x57.self),
-            try r.get(Wide100x58.self),
-            try r.get(Wide100x59.self),
-            try r.get(Wide100x60.self),
-            try r.get(Wide100x61.self),
-            try r.get(Wide100x62.self),
-            try r.get(Wide100x63.self),
-            try r.get(Wide100x64.self),
-            try r.get(Wide100x65.self),
-            try r.get(Wide100x66.self),
-            try r.get(Wide100x67.self),
-            try r.get(Wide100x68.self),
-            try r.get(Wide100x69.self),
-            try r.get(Wide100x70.self),
-            try r.get(Wide100x71.self),
-            try r.get(Wide100x72.self),
-            try r.get(Wide100x73.self),
-            try r.get(Wide100x74.self),
-            try r.get(Wide100x75.self),
-            try r.get(Wide100x76.self),
-            try r.get(Wide100x77.self),
-            try r.get(Wide100x78.self),
-            try r.get(Wide100x79.self),
-            try r.get(Wide100x80.self),
-            try r.get(Wide100x81.self),
-            try r.get(Wide100x82.self),
-            try r.get(Wide100x83.self),
-            try r.get(Wide100x84.self),
-            try r.get(Wide100x85.self),
-            try r.get(Wide100x86.self),
-            try r.get(Wide100x87.self),
-            try r.get(Wide100x88.self),
-            try r.get(Wide100x89.self),
-            try r.get(Wide100x90.self),
-            try r.get(Wide100x91.self),
-            try r.get(Wide100x92.self),
-            try r.get(Wide100x93.self),
-            try r.get(Wide100x94.self),
-            try r.get(Wide100x95.self),
-            try r.get(Wide100x96.self),
-            try r.get(Wide100x97.self),
-            try r.get(Wide100x98.self),
-            try r.get(Wide100x99.self),
-        ]
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(100)
+        try resolveLeavesPart0(r, &leaves)
+        try resolveLeavesPart1(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide100x0.self))
+        leaves.append(try r.get(Wide100x1.self))
+        leaves.append(try r.get(Wide100x2.self))
+        leaves.append(try r.get(Wide100x3.self))
+        leaves.append(try r.get(Wide100x4.self))
+        leaves.append(try r.get(Wide100x5.self))
+        leaves.append(try r.get(Wide100x6.self))
+        leaves.append(try r.get(Wide100x7.self))
+        leaves.append(try r.get(Wide100x8.self))
+        leaves.append(try r.get(Wide100x9.self))
+        leaves.append(try r.get(Wide100x10.self))
+        leaves.append(try r.get(Wide100x11.self))
+        leaves.append(try r.get(Wide100x12.self))
+        leaves.append(try r.get(Wide100x13.self))
+        leaves.append(try r.get(Wide100x14.self))
+        leaves.append(try r.get(Wide100x15.self))
+        leaves.append(try r.get(Wide100x16.self))
+        leaves.append(try r.get(Wide100x17.self))
+        leaves.append(try r.get(Wide100x18.self))
+        leaves.append(try r.get(Wide100x19.self))
+        leaves.append(try r.get(Wide100x20.self))
+        leaves.append(try r.get(Wide100x21.self))
+        leaves.append(try r.get(Wide100x22.self))
+        leaves.append(try r.get(Wide100x23.self))
+        leaves.append(try r.get(Wide100x24.self))
+        leaves.append(try r.get(Wide100x25.self))
+        leaves.append(try r.get(Wide100x26.self))
+        leaves.append(try r.get(Wide100x27.self))
+        leaves.append(try r.get(Wide100x28.self))
+        leaves.append(try r.get(Wide100x29.self))
+        leaves.append(try r.get(Wide100x30.self))
+        leaves.append(try r.get(Wide100x31.self))
+        leaves.append(try r.get(Wide100x32.self))
+        leaves.append(try r.get(Wide100x33.self))
+        leaves.append(try r.get(Wide100x34.self))
+        leaves.append(try r.get(Wide100x35.self))
+        leaves.append(try r.get(Wide100x36.self))
+        leaves.append(try r.get(Wide100x37.self))
+        leaves.append(try r.get(Wide100x38.self))
+        leaves.append(try r.get(Wide100x39.self))
+        leaves.append(try r.get(Wide100x40.self))
+        leaves.append(try r.get(Wide100x41.self))
+        leaves.append(try r.get(Wide100x42.self))
+        leaves.append(try r.get(Wide100x43.self))
+        leaves.append(try r.get(Wide100x44.self))
+        leaves.append(try r.get(Wide100x45.self))
+        leaves.append(try r.get(Wide100x46.self))
+        leaves.append(try r.get(Wide100x47.self))
+        leaves.append(try r.get(Wide100x48.self))
+        leaves.append(try r.get(Wide100x49.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart1(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide100x50.self))
+        leaves.append(try r.get(Wide100x51.self))
+        leaves.append(try r.get(Wide100x52.self))
+        leaves.append(try r.get(Wide100x53.self))
+        leaves.append(try r.get(Wide100x54.self))
+        leaves.append(try r.get(Wide100x55.self))
+        leaves.append(try r.get(Wide100x56.self))
+        leaves.append(try r.get(Wide100x57.self))
+        leaves.append(try r.get(Wide100x58.self))
+        leaves.append(try r.get(Wide100x59.self))
+        leaves.append(try r.get(Wide100x60.self))
+        leaves.append(try r.get(Wide100x61.self))
+        leaves.append(try r.get(Wide100x62.self))
+        leaves.append(try r.get(Wide100x63.self))
+        leaves.append(try r.get(Wide100x64.self))
+        leaves.append(try r.get(Wide100x65.self))
+        leaves.append(try r.get(Wide100x66.self))
+        leaves.append(try r.get(Wide100x67.self))
+        leaves.append(try r.get(Wide100x68.self))
+        leaves.append(try r.get(Wide100x69.self))
+        leaves.append(try r.get(Wide100x70.self))
+        leaves.append(try r.get(Wide100x71.self))
+        leaves.append(try r.get(Wide100x72.self))
+        leaves.append(try r.get(Wide100x73.self))
+        leaves.append(try r.get(Wide100x74.self))
+        leaves.append(try r.get(Wide100x75.self))
+        leaves.append(try r.get(Wide100x76.self))
+        leaves.append(try r.get(Wide100x77.self))
+        leaves.append(try r.get(Wide100x78.self))
+        leaves.append(try r.get(Wide100x79.self))
+        leaves.append(try r.get(Wide100x80.self))
+        leaves.append(try r.get(Wide100x81.self))
+        leaves.append(try r.get(Wide100x82.self))
+        leaves.append(try r.get(Wide100x83.self))
+        leaves.append(try r.get(Wide100x84.self))
+        leaves.append(try r.get(Wide100x85.self))
+        leaves.append(try r.get(Wide100x86.self))
+        leaves.append(try r.get(Wide100x87.self))
+        leaves.append(try r.get(Wide100x88.self))
+        leaves.append(try r.get(Wide100x89.self))
+        leaves.append(try r.get(Wide100x90.self))
+        leaves.append(try r.get(Wide100x91.self))
+        leaves.append(try r.get(Wide100x92.self))
+        leaves.append(try r.get(Wide100x93.self))
+        leaves.append(try r.get(Wide100x94.self))
+        leaves.append(try r.get(Wide100x95.self))
+        leaves.append(try r.get(Wide100x96.self))
+        leaves.append(try r.get(Wide100x97.self))
+        leaves.append(try r.get(Wide100x98.self))
+        leaves.append(try r.get(Wide100x99.self))
     }
 
     static func registerLeaves(_ container: Container, named name: String? = nil) {
+        registerLeavesPart0(container, name)
+        registerLeavesPart1(container, name)
+    }
+
+    @inline(never) private static func registerLeavesPart0(_ container: Container, _ name: String?) {
         container.register(Wide100x0.self, name: name) { _ in Wide100x0() }.inObjectScope(.transient)
         container.register(Wide100x1.self, name: name) { _ in Wide100x1() }.inObjectScope(.transient)
         container.register(Wide100x2.self, name: name) { _ in Wide100x2() }.inObjectScope(.transient)
@@ -364,6 +386,9 @@ enum Wide100 {
         container.register(Wide100x47.self, name: name) { _ in Wide100x47() }.inObjectScope(.transient)
         container.register(Wide100x48.self, name: name) { _ in Wide100x48() }.inObjectScope(.transient)
         container.register(Wide100x49.self, name: name) { _ in Wide100x49() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart1(_ container: Container, _ name: String?) {
         container.register(Wide100x50.self, name: name) { _ in Wide100x50() }.inObjectScope(.transient)
         container.register(Wide100x51.self, name: name) { _ in Wide100x51() }.inObjectScope(.transient)
         container.register(Wide100x52.self, name: name) { _ in Wide100x52() }.inObjectScope(.transient)
@@ -416,8 +441,127 @@ enum Wide100 {
         container.register(Wide100x99.self, name: name) { _ in Wide100x99() }.inObjectScope(.transient)
     }
 
+    static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(100)
+        resolveLeavesPart0(r, &leaves)
+        resolveLeavesPart1(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide100x0.self))
+        leaves.append(resolved(r, Wide100x1.self))
+        leaves.append(resolved(r, Wide100x2.self))
+        leaves.append(resolved(r, Wide100x3.self))
+        leaves.append(resolved(r, Wide100x4.self))
+        leaves.append(resolved(r, Wide100x5.self))
+        leaves.append(resolved(r, Wide100x6.self))
+        leaves.append(resolved(r, Wide100x7.self))
+        leaves.append(resolved(r, Wide100x8.self))
+        leaves.append(resolved(r, Wide100x9.self))
+        leaves.append(resolved(r, Wide100x10.self))
+        leaves.append(resolved(r, Wide100x11.self))
+        leaves.append(resolved(r, Wide100x12.self))
+        leaves.append(resolved(r, Wide100x13.self))
+        leaves.append(resolved(r, Wide100x14.self))
+        leaves.append(resolved(r, Wide100x15.self))
+        leaves.append(resolved(r, Wide100x16.self))
+        leaves.append(resolved(r, Wide100x17.self))
+        leaves.append(resolved(r, Wide100x18.self))
+        leaves.append(resolved(r, Wide100x19.self))
+        leaves.append(resolved(r, Wide100x20.self))
+        leaves.append(resolved(r, Wide100x21.self))
+        leaves.append(resolved(r, Wide100x22.self))
+        leaves.append(resolved(r, Wide100x23.self))
+        leaves.append(resolved(r, Wide100x24.self))
+        leaves.append(resolved(r, Wide100x25.self))
+        leaves.append(resolved(r, Wide100x26.self))
+        leaves.append(resolved(r, Wide100x27.self))
+        leaves.append(resolved(r, Wide100x28.self))
+        leaves.append(resolved(r, Wide100x29.self))
+        leaves.append(resolved(r, Wide100x30.self))
+        leaves.append(resolved(r, Wide100x31.self))
+        leaves.append(resolved(r, Wide100x32.self))
+        leaves.append(resolved(r, Wide100x33.self))
+        leaves.append(resolved(r, Wide100x34.self))
+        leaves.append(resolved(r, Wide100x35.self))
+        leaves.append(resolved(r, Wide100x36.self))
+        leaves.append(resolved(r, Wide100x37.self))
+        leaves.append(resolved(r, Wide100x38.self))
+        leaves.append(resolved(r, Wide100x39.self))
+        leaves.append(resolved(r, Wide100x40.self))
+        leaves.append(resolved(r, Wide100x41.self))
+        leaves.append(resolved(r, Wide100x42.self))
+        leaves.append(resolved(r, Wide100x43.self))
+        leaves.append(resolved(r, Wide100x44.self))
+        leaves.append(resolved(r, Wide100x45.self))
+        leaves.append(resolved(r, Wide100x46.self))
+        leaves.append(resolved(r, Wide100x47.self))
+        leaves.append(resolved(r, Wide100x48.self))
+        leaves.append(resolved(r, Wide100x49.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart1(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide100x50.self))
+        leaves.append(resolved(r, Wide100x51.self))
+        leaves.append(resolved(r, Wide100x52.self))
+        leaves.append(resolved(r, Wide100x53.self))
+        leaves.append(resolved(r, Wide100x54.self))
+        leaves.append(resolved(r, Wide100x55.self))
+        leaves.append(resolved(r, Wide100x56.self))
+        leaves.append(resolved(r, Wide100x57.self))
+        leaves.append(resolved(r, Wide100x58.self))
+        leaves.append(resolved(r, Wide100x59.self))
+        leaves.append(resolved(r, Wide100x60.self))
+        leaves.append(resolved(r, Wide100x61.self))
+        leaves.append(resolved(r, Wide100x62.self))
+        leaves.append(resolved(r, Wide100x63.self))
+        leaves.append(resolved(r, Wide100x64.self))
+        leaves.append(resolved(r, Wide100x65.self))
+        leaves.append(resolved(r, Wide100x66.self))
+        leaves.append(resolved(r, Wide100x67.self))
+        leaves.append(resolved(r, Wide100x68.self))
+        leaves.append(resolved(r, Wide100x69.self))
+        leaves.append(resolved(r, Wide100x70.self))
+        leaves.append(resolved(r, Wide100x71.self))
+        leaves.append(resolved(r, Wide100x72.self))
+        leaves.append(resolved(r, Wide100x73.self))
+        leaves.append(resolved(r, Wide100x74.self))
+        leaves.append(resolved(r, Wide100x75.self))
+        leaves.append(resolved(r, Wide100x76.self))
+        leaves.append(resolved(r, Wide100x77.self))
+        leaves.append(resolved(r, Wide100x78.self))
+        leaves.append(resolved(r, Wide100x79.self))
+        leaves.append(resolved(r, Wide100x80.self))
+        leaves.append(resolved(r, Wide100x81.self))
+        leaves.append(resolved(r, Wide100x82.self))
+        leaves.append(resolved(r, Wide100x83.self))
+        leaves.append(resolved(r, Wide100x84.self))
+        leaves.append(resolved(r, Wide100x85.self))
+        leaves.append(resolved(r, Wide100x86.self))
+        leaves.append(resolved(r, Wide100x87.self))
+        leaves.append(resolved(r, Wide100x88.self))
+        leaves.append(resolved(r, Wide100x89.self))
+        leaves.append(resolved(r, Wide100x90.self))
+        leaves.append(resolved(r, Wide100x91.self))
+        leaves.append(resolved(r, Wide100x92.self))
+        leaves.append(resolved(r, Wide100x93.self))
+        leaves.append(resolved(r, Wide100x94.self))
+        leaves.append(resolved(r, Wide100x95.self))
+        leaves.append(resolved(r, Wide100x96.self))
+        leaves.append(resolved(r, Wide100x97.self))
+        leaves.append(resolved(r, Wide100x98.self))
+        leaves.append(resolved(r, Wide100x99.self))
+    }
+
     /// The hand-wired equivalent of a registry: a table of factories, one per key.
     static func addFactories(to table: inout [HandKey: () -> AnyObject], named name: String) {
+        addFactoriesPart0(&table, name)
+        addFactoriesPart1(&table, name)
+    }
+
+    @inline(never) private static func addFactoriesPart0(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide100x0.self, name)] = { Wide100x0() }
         table[HandKey(Wide100x1.self, name)] = { Wide100x1() }
         table[HandKey(Wide100x2.self, name)] = { Wide100x2() }
@@ -468,6 +612,9 @@ enum Wide100 {
         table[HandKey(Wide100x47.self, name)] = { Wide100x47() }
         table[HandKey(Wide100x48.self, name)] = { Wide100x48() }
         table[HandKey(Wide100x49.self, name)] = { Wide100x49() }
+    }
+
+    @inline(never) private static func addFactoriesPart1(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide100x50.self, name)] = { Wide100x50() }
         table[HandKey(Wide100x51.self, name)] = { Wide100x51() }
         table[HandKey(Wide100x52.self, name)] = { Wide100x52() }
@@ -520,213 +667,118 @@ enum Wide100 {
         table[HandKey(Wide100x99.self, name)] = { Wide100x99() }
     }
 
-    static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
-        [
-            resolved(r, Wide100x0.self),
-            resolved(r, Wide100x1.self),
-            resolved(r, Wide100x2.self),
-            resolved(r, Wide100x3.self),
-            resolved(r, Wide100x4.self),
-            resolved(r, Wide100x5.self),
-            resolved(r, Wide100x6.self),
-            resolved(r, Wide100x7.self),
-            resolved(r, Wide100x8.self),
-            resolved(r, Wide100x9.self),
-            resolved(r, Wide100x10.self),
-            resolved(r, Wide100x11.self),
-            resolved(r, Wide100x12.self),
-            resolved(r, Wide100x13.self),
-            resolved(r, Wide100x14.self),
-            resolved(r, Wide100x15.self),
-            resolved(r, Wide100x16.self),
-            resolved(r, Wide100x17.self),
-            resolved(r, Wide100x18.self),
-            resolved(r, Wide100x19.self),
-            resolved(r, Wide100x20.self),
-            resolved(r, Wide100x21.self),
-            resolved(r, Wide100x22.self),
-            resolved(r, Wide100x23.self),
-            resolved(r, Wide100x24.self),
-            resolved(r, Wide100x25.self),
-            resolved(r, Wide100x26.self),
-            resolved(r, Wide100x27.self),
-            resolved(r, Wide100x28.self),
-            resolved(r, Wide100x29.self),
-            resolved(r, Wide100x30.self),
-            resolved(r, Wide100x31.self),
-            resolved(r, Wide100x32.self),
-            resolved(r, Wide100x33.self),
-            resolved(r, Wide100x34.self),
-            resolved(r, Wide100x35.self),
-            resolved(r, Wide100x36.self),
-            resolved(r, Wide100x37.self),
-            resolved(r, Wide100x38.self),
-            resolved(r, Wide100x39.self),
-            resolved(r, Wide100x40.self),
-            resolved(r, Wide100x41.self),
-            resolved(r, Wide100x42.self),
-            resolved(r, Wide100x43.self),
-            resolved(r, Wide100x44.self),
-            resolved(r, Wide100x45.self),
-            resolved(r, Wide100x46.self),
-            resolved(r, Wide100x47.self),
-            resolved(r, Wide100x48.self),
-            resolved(r, Wide100x49.self),
-            resolved(r, Wide100x50.self),
-            resolved(r, Wide100x51.self),
-            resolved(r, Wide100x52.self),
-            resolved(r, Wide100x53.self),
-            resolved(r, Wide100x54.self),
-            resolved(r, Wide100x55.self),
-            resolved(r, Wide100x56.self),
-            resolved(r, Wide100x57.self),
-            resolved(r, Wide100x58.self),
-            resolved(r, Wide100x59.self),
-            resolved(r, Wide100x60.self),
-            resolved(r, Wide100x61.self),
-            resolved(r, Wide100x62.self),
-            resolved(r, Wide100x63.self),
-            resolved(r, Wide100x64.self),
-            resolved(r, Wide100x65.self),
-            resolved(r, Wide100x66.self),
-            resolved(r, Wide100x67.self),
-            resolved(r, Wide100x68.self),
-            resolved(r, Wide100x69.self),
-            resolved(r, Wide100x70.self),
-            resolved(r, Wide100x71.self),
-            resolved(r, Wide100x72.self),
-            resolved(r, Wide100x73.self),
-            resolved(r, Wide100x74.self),
-            resolved(r, Wide100x75.self),
-            resolved(r, Wide100x76.self),
-            resolved(r, Wide100x77.self),
-            resolved(r, Wide100x78.self),
-            resolved(r, Wide100x79.self),
-            resolved(r, Wide100x80.self),
-            resolved(r, Wide100x81.self),
-            resolved(r, Wide100x82.self),
-            resolved(r, Wide100x83.self),
-            resolved(r, Wide100x84.self),
-            resolved(r, Wide100x85.self),
-            resolved(r, Wide100x86.self),
-            resolved(r, Wide100x87.self),
-            resolved(r, Wide100x88.self),
-            resolved(r, Wide100x89.self),
-            resolved(r, Wide100x90.self),
-            resolved(r, Wide100x91.self),
-            resolved(r, Wide100x92.self),
-            resolved(r, Wide100x93.self),
-            resolved(r, Wide100x94.self),
-            resolved(r, Wide100x95.self),
-            resolved(r, Wide100x96.self),
-            resolved(r, Wide100x97.self),
-            resolved(r, Wide100x98.self),
-            resolved(r, Wide100x99.self),
-        ]
+    @inline(never) static func makeLeaves() -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(100)
+        makeLeavesPart0(&leaves)
+        makeLeavesPart1(&leaves)
+        return leaves
     }
 
-    @inline(never) static func makeLeaves() -> [AnyObject] {
-        [
-            Wide100x0(),
-            Wide100x1(),
-            Wide100x2(),
-            Wide100x3(),
-            Wide100x4(),
-            Wide100x5(),
-            Wide100x6(),
-            Wide100x7(),
-            Wide100x8(),
-            Wide100x9(),
-            Wide100x10(),
-            Wide100x11(),
-            Wide100x12(),
-            Wide100x13(),
-            Wide100x14(),
-            Wide100x15(),
-            Wide100x16(),
-            Wide100x17(),
-            Wide100x18(),
-            Wide100x19(),
-            Wide100x20(),
-            Wide100x21(),
-            Wide100x22(),
-            Wide100x23(),
-            Wide100x24(),
-            Wide100x25(),
-            Wide100x26(),
-            Wide100x27(),
-            Wide100x28(),
-            Wide100x29(),
-            Wide100x30(),
-            Wide100x31(),
-            Wide100x32(),
-            Wide100x33(),
-            Wide100x34(),
-            Wide100x35(),
-            Wide100x36(),
-            Wide100x37(),
-            Wide100x38(),
-            Wide100x39(),
-            Wide100x40(),
-            Wide100x41(),
-            Wide100x42(),
-            Wide100x43(),
-            Wide100x44(),
-            Wide100x45(),
-            Wide100x46(),
-            Wide100x47(),
-            Wide100x48(),
-            Wide100x49(),
-            Wide100x50(),
-            Wide100x51(),
-            Wide100x52(),
-            Wide100x53(),
-            Wide100x54(),
-            Wide100x55(),
-            Wide100x56(),
-            Wide100x57(),
-            Wide100x58(),
-            Wide100x59(),
-            Wide100x60(),
-            Wide100x61(),
-            Wide100x62(),
-            Wide100x63(),
-            Wide100x64(),
-            Wide100x65(),
-            Wide100x66(),
-            Wide100x67(),
-            Wide100x68(),
-            Wide100x69(),
-            Wide100x70(),
-            Wide100x71(),
-            Wide100x72(),
-            Wide100x73(),
-            Wide100x74(),
-            Wide100x75(),
-            Wide100x76(),
-            Wide100x77(),
-            Wide100x78(),
-            Wide100x79(),
-            Wide100x80(),
-            Wide100x81(),
-            Wide100x82(),
-            Wide100x83(),
-            Wide100x84(),
-            Wide100x85(),
-            Wide100x86(),
-            Wide100x87(),
-            Wide100x88(),
-            Wide100x89(),
-            Wide100x90(),
-            Wide100x91(),
-            Wide100x92(),
-            Wide100x93(),
-            Wide100x94(),
-            Wide100x95(),
-            Wide100x96(),
-            Wide100x97(),
-            Wide100x98(),
-            Wide100x99(),
-        ]
+    @inline(never) private static func makeLeavesPart0(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide100x0())
+        leaves.append(Wide100x1())
+        leaves.append(Wide100x2())
+        leaves.append(Wide100x3())
+        leaves.append(Wide100x4())
+        leaves.append(Wide100x5())
+        leaves.append(Wide100x6())
+        leaves.append(Wide100x7())
+        leaves.append(Wide100x8())
+        leaves.append(Wide100x9())
+        leaves.append(Wide100x10())
+        leaves.append(Wide100x11())
+        leaves.append(Wide100x12())
+        leaves.append(Wide100x13())
+        leaves.append(Wide100x14())
+        leaves.append(Wide100x15())
+        leaves.append(Wide100x16())
+        leaves.append(Wide100x17())
+        leaves.append(Wide100x18())
+        leaves.append(Wide100x19())
+        leaves.append(Wide100x20())
+        leaves.append(Wide100x21())
+        leaves.append(Wide100x22())
+        leaves.append(Wide100x23())
+        leaves.append(Wide100x24())
+        leaves.append(Wide100x25())
+        leaves.append(Wide100x26())
+        leaves.append(Wide100x27())
+        leaves.append(Wide100x28())
+        leaves.append(Wide100x29())
+        leaves.append(Wide100x30())
+        leaves.append(Wide100x31())
+        leaves.append(Wide100x32())
+        leaves.append(Wide100x33())
+        leaves.append(Wide100x34())
+        leaves.append(Wide100x35())
+        leaves.append(Wide100x36())
+        leaves.append(Wide100x37())
+        leaves.append(Wide100x38())
+        leaves.append(Wide100x39())
+        leaves.append(Wide100x40())
+        leaves.append(Wide100x41())
+        leaves.append(Wide100x42())
+        leaves.append(Wide100x43())
+        leaves.append(Wide100x44())
+        leaves.append(Wide100x45())
+        leaves.append(Wide100x46())
+        leaves.append(Wide100x47())
+        leaves.append(Wide100x48())
+        leaves.append(Wide100x49())
     }
+
+    @inline(never) private static func makeLeavesPart1(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide100x50())
+        leaves.append(Wide100x51())
+        leaves.append(Wide100x52())
+        leaves.append(Wide100x53())
+        leaves.append(Wide100x54())
+        leaves.append(Wide100x55())
+        leaves.append(Wide100x56())
+        leaves.append(Wide100x57())
+        leaves.append(Wide100x58())
+        leaves.append(Wide100x59())
+        leaves.append(Wide100x60())
+        leaves.append(Wide100x61())
+        leaves.append(Wide100x62())
+        leaves.append(Wide100x63())
+        leaves.append(Wide100x64())
+        leaves.append(Wide100x65())
+        leaves.append(Wide100x66())
+        leaves.append(Wide100x67())
+        leaves.append(Wide100x68())
+        leaves.append(Wide100x69())
+        leaves.append(Wide100x70())
+        leaves.append(Wide100x71())
+        leaves.append(Wide100x72())
+        leaves.append(Wide100x73())
+        leaves.append(Wide100x74())
+        leaves.append(Wide100x75())
+        leaves.append(Wide100x76())
+        leaves.append(Wide100x77())
+        leaves.append(Wide100x78())
+        leaves.append(Wide100x79())
+        leaves.append(Wide100x80())
+        leaves.append(Wide100x81())
+        leaves.append(Wide100x82())
+        leaves.append(Wide100x83())
+        leaves.append(Wide100x84())
+        leaves.append(Wide100x85())
+        leaves.append(Wide100x86())
+        leaves.append(Wide100x87())
+        leaves.append(Wide100x88())
+        leaves.append(Wide100x89())
+        leaves.append(Wide100x90())
+        leaves.append(Wide100x91())
+        leaves.append(Wide100x92())
+        leaves.append(Wide100x93())
+        leaves.append(Wide100x94())
+        leaves.append(Wide100x95())
+        leaves.append(Wide100x96())
+        leaves.append(Wide100x97())
+        leaves.append(Wide100x98())
+        leaves.append(Wide100x99())
+    }
+
 }

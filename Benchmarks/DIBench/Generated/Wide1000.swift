@@ -1006,6 +1006,29 @@ final class Wide1000x999: Sendable { init() {} }
 
 enum Wide1000 {
     static func bindLeaves(_ binder: Binder, named name: String? = nil) {
+        bindLeavesPart0(binder, name)
+        bindLeavesPart1(binder, name)
+        bindLeavesPart2(binder, name)
+        bindLeavesPart3(binder, name)
+        bindLeavesPart4(binder, name)
+        bindLeavesPart5(binder, name)
+        bindLeavesPart6(binder, name)
+        bindLeavesPart7(binder, name)
+        bindLeavesPart8(binder, name)
+        bindLeavesPart9(binder, name)
+        bindLeavesPart10(binder, name)
+        bindLeavesPart11(binder, name)
+        bindLeavesPart12(binder, name)
+        bindLeavesPart13(binder, name)
+        bindLeavesPart14(binder, name)
+        bindLeavesPart15(binder, name)
+        bindLeavesPart16(binder, name)
+        bindLeavesPart17(binder, name)
+        bindLeavesPart18(binder, name)
+        bindLeavesPart19(binder, name)
+    }
+
+    @inline(never) private static func bindLeavesPart0(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x0.self, named: name).to(Wide1000x0.init)
         binder.bind(Wide1000x1.self, named: name).to(Wide1000x1.init)
         binder.bind(Wide1000x2.self, named: name).to(Wide1000x2.init)
@@ -1056,6 +1079,9 @@ enum Wide1000 {
         binder.bind(Wide1000x47.self, named: name).to(Wide1000x47.init)
         binder.bind(Wide1000x48.self, named: name).to(Wide1000x48.init)
         binder.bind(Wide1000x49.self, named: name).to(Wide1000x49.init)
+    }
+
+    @inline(never) private static func bindLeavesPart1(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x50.self, named: name).to(Wide1000x50.init)
         binder.bind(Wide1000x51.self, named: name).to(Wide1000x51.init)
         binder.bind(Wide1000x52.self, named: name).to(Wide1000x52.init)
@@ -1106,6 +1132,9 @@ enum Wide1000 {
         binder.bind(Wide1000x97.self, named: name).to(Wide1000x97.init)
         binder.bind(Wide1000x98.self, named: name).to(Wide1000x98.init)
         binder.bind(Wide1000x99.self, named: name).to(Wide1000x99.init)
+    }
+
+    @inline(never) private static func bindLeavesPart2(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x100.self, named: name).to(Wide1000x100.init)
         binder.bind(Wide1000x101.self, named: name).to(Wide1000x101.init)
         binder.bind(Wide1000x102.self, named: name).to(Wide1000x102.init)
@@ -1156,6 +1185,9 @@ enum Wide1000 {
         binder.bind(Wide1000x147.self, named: name).to(Wide1000x147.init)
         binder.bind(Wide1000x148.self, named: name).to(Wide1000x148.init)
         binder.bind(Wide1000x149.self, named: name).to(Wide1000x149.init)
+    }
+
+    @inline(never) private static func bindLeavesPart3(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x150.self, named: name).to(Wide1000x150.init)
         binder.bind(Wide1000x151.self, named: name).to(Wide1000x151.init)
         binder.bind(Wide1000x152.self, named: name).to(Wide1000x152.init)
@@ -1206,6 +1238,9 @@ enum Wide1000 {
         binder.bind(Wide1000x197.self, named: name).to(Wide1000x197.init)
         binder.bind(Wide1000x198.self, named: name).to(Wide1000x198.init)
         binder.bind(Wide1000x199.self, named: name).to(Wide1000x199.init)
+    }
+
+    @inline(never) private static func bindLeavesPart4(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x200.self, named: name).to(Wide1000x200.init)
         binder.bind(Wide1000x201.self, named: name).to(Wide1000x201.init)
         binder.bind(Wide1000x202.self, named: name).to(Wide1000x202.init)
@@ -1256,6 +1291,9 @@ enum Wide1000 {
         binder.bind(Wide1000x247.self, named: name).to(Wide1000x247.init)
         binder.bind(Wide1000x248.self, named: name).to(Wide1000x248.init)
         binder.bind(Wide1000x249.self, named: name).to(Wide1000x249.init)
+    }
+
+    @inline(never) private static func bindLeavesPart5(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x250.self, named: name).to(Wide1000x250.init)
         binder.bind(Wide1000x251.self, named: name).to(Wide1000x251.init)
         binder.bind(Wide1000x252.self, named: name).to(Wide1000x252.init)
@@ -1306,6 +1344,9 @@ enum Wide1000 {
         binder.bind(Wide1000x297.self, named: name).to(Wide1000x297.init)
         binder.bind(Wide1000x298.self, named: name).to(Wide1000x298.init)
         binder.bind(Wide1000x299.self, named: name).to(Wide1000x299.init)
+    }
+
+    @inline(never) private static func bindLeavesPart6(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x300.self, named: name).to(Wide1000x300.init)
         binder.bind(Wide1000x301.self, named: name).to(Wide1000x301.init)
         binder.bind(Wide1000x302.self, named: name).to(Wide1000x302.init)
@@ -1356,6 +1397,9 @@ enum Wide1000 {
         binder.bind(Wide1000x347.self, named: name).to(Wide1000x347.init)
         binder.bind(Wide1000x348.self, named: name).to(Wide1000x348.init)
         binder.bind(Wide1000x349.self, named: name).to(Wide1000x349.init)
+    }
+
+    @inline(never) private static func bindLeavesPart7(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x350.self, named: name).to(Wide1000x350.init)
         binder.bind(Wide1000x351.self, named: name).to(Wide1000x351.init)
         binder.bind(Wide1000x352.self, named: name).to(Wide1000x352.init)
@@ -1406,6 +1450,9 @@ enum Wide1000 {
         binder.bind(Wide1000x397.self, named: name).to(Wide1000x397.init)
         binder.bind(Wide1000x398.self, named: name).to(Wide1000x398.init)
         binder.bind(Wide1000x399.self, named: name).to(Wide1000x399.init)
+    }
+
+    @inline(never) private static func bindLeavesPart8(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x400.self, named: name).to(Wide1000x400.init)
         binder.bind(Wide1000x401.self, named: name).to(Wide1000x401.init)
         binder.bind(Wide1000x402.self, named: name).to(Wide1000x402.init)
@@ -1456,6 +1503,9 @@ enum Wide1000 {
         binder.bind(Wide1000x447.self, named: name).to(Wide1000x447.init)
         binder.bind(Wide1000x448.self, named: name).to(Wide1000x448.init)
         binder.bind(Wide1000x449.self, named: name).to(Wide1000x449.init)
+    }
+
+    @inline(never) private static func bindLeavesPart9(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x450.self, named: name).to(Wide1000x450.init)
         binder.bind(Wide1000x451.self, named: name).to(Wide1000x451.init)
         binder.bind(Wide1000x452.self, named: name).to(Wide1000x452.init)
@@ -1506,6 +1556,9 @@ enum Wide1000 {
         binder.bind(Wide1000x497.self, named: name).to(Wide1000x497.init)
         binder.bind(Wide1000x498.self, named: name).to(Wide1000x498.init)
         binder.bind(Wide1000x499.self, named: name).to(Wide1000x499.init)
+    }
+
+    @inline(never) private static func bindLeavesPart10(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x500.self, named: name).to(Wide1000x500.init)
         binder.bind(Wide1000x501.self, named: name).to(Wide1000x501.init)
         binder.bind(Wide1000x502.self, named: name).to(Wide1000x502.init)
@@ -1556,6 +1609,9 @@ enum Wide1000 {
         binder.bind(Wide1000x547.self, named: name).to(Wide1000x547.init)
         binder.bind(Wide1000x548.self, named: name).to(Wide1000x548.init)
         binder.bind(Wide1000x549.self, named: name).to(Wide1000x549.init)
+    }
+
+    @inline(never) private static func bindLeavesPart11(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x550.self, named: name).to(Wide1000x550.init)
         binder.bind(Wide1000x551.self, named: name).to(Wide1000x551.init)
         binder.bind(Wide1000x552.self, named: name).to(Wide1000x552.init)
@@ -1606,6 +1662,9 @@ enum Wide1000 {
         binder.bind(Wide1000x597.self, named: name).to(Wide1000x597.init)
         binder.bind(Wide1000x598.self, named: name).to(Wide1000x598.init)
         binder.bind(Wide1000x599.self, named: name).to(Wide1000x599.init)
+    }
+
+    @inline(never) private static func bindLeavesPart12(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x600.self, named: name).to(Wide1000x600.init)
         binder.bind(Wide1000x601.self, named: name).to(Wide1000x601.init)
         binder.bind(Wide1000x602.self, named: name).to(Wide1000x602.init)
@@ -1656,6 +1715,9 @@ enum Wide1000 {
         binder.bind(Wide1000x647.self, named: name).to(Wide1000x647.init)
         binder.bind(Wide1000x648.self, named: name).to(Wide1000x648.init)
         binder.bind(Wide1000x649.self, named: name).to(Wide1000x649.init)
+    }
+
+    @inline(never) private static func bindLeavesPart13(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x650.self, named: name).to(Wide1000x650.init)
         binder.bind(Wide1000x651.self, named: name).to(Wide1000x651.init)
         binder.bind(Wide1000x652.self, named: name).to(Wide1000x652.init)
@@ -1706,6 +1768,9 @@ enum Wide1000 {
         binder.bind(Wide1000x697.self, named: name).to(Wide1000x697.init)
         binder.bind(Wide1000x698.self, named: name).to(Wide1000x698.init)
         binder.bind(Wide1000x699.self, named: name).to(Wide1000x699.init)
+    }
+
+    @inline(never) private static func bindLeavesPart14(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x700.self, named: name).to(Wide1000x700.init)
         binder.bind(Wide1000x701.self, named: name).to(Wide1000x701.init)
         binder.bind(Wide1000x702.self, named: name).to(Wide1000x702.init)
@@ -1756,6 +1821,9 @@ enum Wide1000 {
         binder.bind(Wide1000x747.self, named: name).to(Wide1000x747.init)
         binder.bind(Wide1000x748.self, named: name).to(Wide1000x748.init)
         binder.bind(Wide1000x749.self, named: name).to(Wide1000x749.init)
+    }
+
+    @inline(never) private static func bindLeavesPart15(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x750.self, named: name).to(Wide1000x750.init)
         binder.bind(Wide1000x751.self, named: name).to(Wide1000x751.init)
         binder.bind(Wide1000x752.self, named: name).to(Wide1000x752.init)
@@ -1806,6 +1874,9 @@ enum Wide1000 {
         binder.bind(Wide1000x797.self, named: name).to(Wide1000x797.init)
         binder.bind(Wide1000x798.self, named: name).to(Wide1000x798.init)
         binder.bind(Wide1000x799.self, named: name).to(Wide1000x799.init)
+    }
+
+    @inline(never) private static func bindLeavesPart16(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x800.self, named: name).to(Wide1000x800.init)
         binder.bind(Wide1000x801.self, named: name).to(Wide1000x801.init)
         binder.bind(Wide1000x802.self, named: name).to(Wide1000x802.init)
@@ -1856,6 +1927,9 @@ enum Wide1000 {
         binder.bind(Wide1000x847.self, named: name).to(Wide1000x847.init)
         binder.bind(Wide1000x848.self, named: name).to(Wide1000x848.init)
         binder.bind(Wide1000x849.self, named: name).to(Wide1000x849.init)
+    }
+
+    @inline(never) private static func bindLeavesPart17(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x850.self, named: name).to(Wide1000x850.init)
         binder.bind(Wide1000x851.self, named: name).to(Wide1000x851.init)
         binder.bind(Wide1000x852.self, named: name).to(Wide1000x852.init)
@@ -1906,6 +1980,9 @@ enum Wide1000 {
         binder.bind(Wide1000x897.self, named: name).to(Wide1000x897.init)
         binder.bind(Wide1000x898.self, named: name).to(Wide1000x898.init)
         binder.bind(Wide1000x899.self, named: name).to(Wide1000x899.init)
+    }
+
+    @inline(never) private static func bindLeavesPart18(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x900.self, named: name).to(Wide1000x900.init)
         binder.bind(Wide1000x901.self, named: name).to(Wide1000x901.init)
         binder.bind(Wide1000x902.self, named: name).to(Wide1000x902.init)
@@ -1956,6 +2033,9 @@ enum Wide1000 {
         binder.bind(Wide1000x947.self, named: name).to(Wide1000x947.init)
         binder.bind(Wide1000x948.self, named: name).to(Wide1000x948.init)
         binder.bind(Wide1000x949.self, named: name).to(Wide1000x949.init)
+    }
+
+    @inline(never) private static func bindLeavesPart19(_ binder: Binder, _ name: String?) {
         binder.bind(Wide1000x950.self, named: name).to(Wide1000x950.init)
         binder.bind(Wide1000x951.self, named: name).to(Wide1000x951.init)
         binder.bind(Wide1000x952.self, named: name).to(Wide1000x952.init)
@@ -2009,1011 +2089,1125 @@ enum Wide1000 {
     }
 
     static func resolveLeaves(_ r: Provision.Resolver) throws -> [AnyObject] {
-        [
-            try r.get(Wide1000x0.self),
-            try r.get(Wide1000x1.self),
-            try r.get(Wide1000x2.self),
-            try r.get(Wide1000x3.self),
-            try r.get(Wide1000x4.self),
-            try r.get(Wide1000x5.self),
-            try r.get(Wide1000x6.self),
-            try r.get(Wide1000x7.self),
-            try r.get(Wide1000x8.self),
-            try r.get(Wide1000x9.self),
-            try r.get(Wide1000x10.self),
-            try r.get(Wide1000x11.self),
-            try r.get(Wide1000x12.self),
-            try r.get(Wide1000x13.self),
-            try r.get(Wide1000x14.self),
-            try r.get(Wide1000x15.self),
-            try r.get(Wide1000x16.self),
-            try r.get(Wide1000x17.self),
-            try r.get(Wide1000x18.self),
-            try r.get(Wide1000x19.self),
-            try r.get(Wide1000x20.self),
-            try r.get(Wide1000x21.self),
-            try r.get(Wide1000x22.self),
-            try r.get(Wide1000x23.self),
-            try r.get(Wide1000x24.self),
-            try r.get(Wide1000x25.self),
-            try r.get(Wide1000x26.self),
-            try r.get(Wide1000x27.self),
-            try r.get(Wide1000x28.self),
-            try r.get(Wide1000x29.self),
-            try r.get(Wide1000x30.self),
-            try r.get(Wide1000x31.self),
-            try r.get(Wide1000x32.self),
-            try r.get(Wide1000x33.self),
-            try r.get(Wide1000x34.self),
-            try r.get(Wide1000x35.self),
-            try r.get(Wide1000x36.self),
-            try r.get(Wide1000x37.self),
-            try r.get(Wide1000x38.self),
-            try r.get(Wide1000x39.self),
-            try r.get(Wide1000x40.self),
-            try r.get(Wide1000x41.self),
-            try r.get(Wide1000x42.self),
-            try r.get(Wide1000x43.self),
-            try r.get(Wide1000x44.self),
-            try r.get(Wide1000x45.self),
-            try r.get(Wide1000x46.self),
-            try r.get(Wide1000x47.self),
-            try r.get(Wide1000x48.self),
-            try r.get(Wide1000x49.self),
-            try r.get(Wide1000x50.self),
-            try r.get(Wide1000x51.self),
-            try r.get(Wide1000x52.self),
-            try r.get(Wide1000x53.self),
-            try r.get(Wide1000x54.self),
-            try r.get(Wide1000x55.self),
-            try r.get(Wide1000x56.self),
-            try r.get(Wide1000x57.self),
-            try r.get(Wide1000x58.self),
-            try r.get(Wide1000x59.self),
-            try r.get(Wide1000x60.self),
-            try r.get(Wide1000x61.self),
-            try r.get(Wide1000x62.self),
-            try r.get(Wide1000x63.self),
-            try r.get(Wide1000x64.self),
-            try r.get(Wide1000x65.self),
-            try r.get(Wide1000x66.self),
-            try r.get(Wide1000x67.self),
-            try r.get(Wide1000x68.self),
-            try r.get(Wide1000x69.self),
-            try r.get(Wide1000x70.self),
-            try r.get(Wide1000x71.self),
-            try r.get(Wide1000x72.self),
-            try r.get(Wide1000x73.self),
-            try r.get(Wide1000x74.self),
-            try r.get(Wide1000x75.self),
-            try r.get(Wide1000x76.self),
-            try r.get(Wide1000x77.self),
-            try r.get(Wide1000x78.self),
-            try r.get(Wide1000x79.self),
-            try r.get(Wide1000x80.self),
-            try r.get(Wide1000x81.self),
-            try r.get(Wide1000x82.self),
-            try r.get(Wide1000x83.self),
-            try r.get(Wide1000x84.self),
-            try r.get(Wide1000x85.self),
-            try r.get(Wide1000x86.self),
-            try r.get(Wide1000x87.self),
-            try r.get(Wide1000x88.self),
-            try r.get(Wide1000x89.self),
-            try r.get(Wide1000x90.self),
-            try r.get(Wide1000x91.self),
-            try r.get(Wide1000x92.self),
-            try r.get(Wide1000x93.self),
-            try r.get(Wide1000x94.self),
-            try r.get(Wide1000x95.self),
-            try r.get(Wide1000x96.self),
-            try r.get(Wide1000x97.self),
-            try r.get(Wide1000x98.self),
-            try r.get(Wide1000x99.self),
-            try r.get(Wide1000x100.self),
-            try r.get(Wide1000x101.self),
-            try r.get(Wide1000x102.self),
-            try r.get(Wide1000x103.self),
-            try r.get(Wide1000x104.self),
-            try r.get(Wide1000x105.self),
-            try r.get(Wide1000x106.self),
-            try r.get(Wide1000x107.self),
-            try r.get(Wide1000x108.self),
-            try r.get(Wide1000x109.self),
-            try r.get(Wide1000x110.self),
-            try r.get(Wide1000x111.self),
-            try r.get(Wide1000x112.self),
-            try r.get(Wide1000x113.self),
-            try r.get(Wide1000x114.self),
-            try r.get(Wide1000x115.self),
-            try r.get(Wide1000x116.self),
-            try r.get(Wide1000x117.self),
-            try r.get(Wide1000x118.self),
-            try r.get(Wide1000x119.self),
-            try r.get(Wide1000x120.self),
-            try r.get(Wide1000x121.self),
-            try r.get(Wide1000x122.self),
-            try r.get(Wide1000x123.self),
-            try r.get(Wide1000x124.self),
-            try r.get(Wide1000x125.self),
-            try r.get(Wide1000x126.self),
-            try r.get(Wide1000x127.self),
-            try r.get(Wide1000x128.self),
-            try r.get(Wide1000x129.self),
-            try r.get(Wide1000x130.self),
-            try r.get(Wide1000x131.self),
-            try r.get(Wide1000x132.self),
-            try r.get(Wide1000x133.self),
-            try r.get(Wide1000x134.self),
-            try r.get(Wide1000x135.self),
-            try r.get(Wide1000x136.self),
-            try r.get(Wide1000x137.self),
-            try r.get(Wide1000x138.self),
-            try r.get(Wide1000x139.self),
-            try r.get(Wide1000x140.self),
-            try r.get(Wide1000x141.self),
-            try r.get(Wide1000x142.self),
-            try r.get(Wide1000x143.self),
-            try r.get(Wide1000x144.self),
-            try r.get(Wide1000x145.self),
-            try r.get(Wide1000x146.self),
-            try r.get(Wide1000x147.self),
-            try r.get(Wide1000x148.self),
-            try r.get(Wide1000x149.self),
-            try r.get(Wide1000x150.self),
-            try r.get(Wide1000x151.self),
-            try r.get(Wide1000x152.self),
-            try r.get(Wide1000x153.self),
-            try r.get(Wide1000x154.self),
-            try r.get(Wide1000x155.self),
-            try r.get(Wide1000x156.self),
-            try r.get(Wide1000x157.self),
-            try r.get(Wide1000x158.self),
-            try r.get(Wide1000x159.self),
-            try r.get(Wide1000x160.self),
-            try r.get(Wide1000x161.self),
-            try r.get(Wide1000x162.self),
-            try r.get(Wide1000x163.self),
-            try r.get(Wide1000x164.self),
-            try r.get(Wide1000x165.self),
-            try r.get(Wide1000x166.self),
-            try r.get(Wide1000x167.self),
-            try r.get(Wide1000x168.self),
-            try r.get(Wide1000x169.self),
-            try r.get(Wide1000x170.self),
-            try r.get(Wide1000x171.self),
-            try r.get(Wide1000x172.self),
-            try r.get(Wide1000x173.self),
-            try r.get(Wide1000x174.self),
-            try r.get(Wide1000x175.self),
-            try r.get(Wide1000x176.self),
-            try r.get(Wide1000x177.self),
-            try r.get(Wide1000x178.self),
-            try r.get(Wide1000x179.self),
-            try r.get(Wide1000x180.self),
-            try r.get(Wide1000x181.self),
-            try r.get(Wide1000x182.self),
-            try r.get(Wide1000x183.self),
-            try r.get(Wide1000x184.self),
-            try r.get(Wide1000x185.self),
-            try r.get(Wide1000x186.self),
-            try r.get(Wide1000x187.self),
-            try r.get(Wide1000x188.self),
-            try r.get(Wide1000x189.self),
-            try r.get(Wide1000x190.self),
-            try r.get(Wide1000x191.self),
-            try r.get(Wide1000x192.self),
-            try r.get(Wide1000x193.self),
-            try r.get(Wide1000x194.self),
-            try r.get(Wide1000x195.self),
-            try r.get(Wide1000x196.self),
-            try r.get(Wide1000x197.self),
-            try r.get(Wide1000x198.self),
-            try r.get(Wide1000x199.self),
-            try r.get(Wide1000x200.self),
-            try r.get(Wide1000x201.self),
-            try r.get(Wide1000x202.self),
-            try r.get(Wide1000x203.self),
-            try r.get(Wide1000x204.self),
-            try r.get(Wide1000x205.self),
-            try r.get(Wide1000x206.self),
-            try r.get(Wide1000x207.self),
-            try r.get(Wide1000x208.self),
-            try r.get(Wide1000x209.self),
-            try r.get(Wide1000x210.self),
-            try r.get(Wide1000x211.self),
-            try r.get(Wide1000x212.self),
-            try r.get(Wide1000x213.self),
-            try r.get(Wide1000x214.self),
-            try r.get(Wide1000x215.self),
-            try r.get(Wide1000x216.self),
-            try r.get(Wide1000x217.self),
-            try r.get(Wide1000x218.self),
-            try r.get(Wide1000x219.self),
-            try r.get(Wide1000x220.self),
-            try r.get(Wide1000x221.self),
-            try r.get(Wide1000x222.self),
-            try r.get(Wide1000x223.self),
-            try r.get(Wide1000x224.self),
-            try r.get(Wide1000x225.self),
-            try r.get(Wide1000x226.self),
-            try r.get(Wide1000x227.self),
-            try r.get(Wide1000x228.self),
-            try r.get(Wide1000x229.self),
-            try r.get(Wide1000x230.self),
-            try r.get(Wide1000x231.self),
-            try r.get(Wide1000x232.self),
-            try r.get(Wide1000x233.self),
-            try r.get(Wide1000x234.self),
-            try r.get(Wide1000x235.self),
-            try r.get(Wide1000x236.self),
-            try r.get(Wide1000x237.self),
-            try r.get(Wide1000x238.self),
-            try r.get(Wide1000x239.self),
-            try r.get(Wide1000x240.self),
-            try r.get(Wide1000x241.self),
-            try r.get(Wide1000x242.self),
-            try r.get(Wide1000x243.self),
-            try r.get(Wide1000x244.self),
-            try r.get(Wide1000x245.self),
-            try r.get(Wide1000x246.self),
-            try r.get(Wide1000x247.self),
-            try r.get(Wide1000x248.self),
-            try r.get(Wide1000x249.self),
-            try r.get(Wide1000x250.self),
-            try r.get(Wide1000x251.self),
-            try r.get(Wide1000x252.self),
-            try r.get(Wide1000x253.self),
-            try r.get(Wide1000x254.self),
-            try r.get(Wide1000x255.self),
-            try r.get(Wide1000x256.self),
-            try r.get(Wide1000x257.self),
-            try r.get(Wide1000x258.self),
-            try r.get(Wide1000x259.self),
-            try r.get(Wide1000x260.self),
-            try r.get(Wide1000x261.self),
-            try r.get(Wide1000x262.self),
-            try r.get(Wide1000x263.self),
-            try r.get(Wide1000x264.self),
-            try r.get(Wide1000x265.self),
-            try r.get(Wide1000x266.self),
-            try r.get(Wide1000x267.self),
-            try r.get(Wide1000x268.self),
-            try r.get(Wide1000x269.self),
-            try r.get(Wide1000x270.self),
-            try r.get(Wide1000x271.self),
-            try r.get(Wide1000x272.self),
-            try r.get(Wide1000x273.self),
-            try r.get(Wide1000x274.self),
-            try r.get(Wide1000x275.self),
-            try r.get(Wide1000x276.self),
-            try r.get(Wide1000x277.self),
-            try r.get(Wide1000x278.self),
-            try r.get(Wide1000x279.self),
-            try r.get(Wide1000x280.self),
-            try r.get(Wide1000x281.self),
-            try r.get(Wide1000x282.self),
-            try r.get(Wide1000x283.self),
-            try r.get(Wide1000x284.self),
-            try r.get(Wide1000x285.self),
-            try r.get(Wide1000x286.self),
-            try r.get(Wide1000x287.self),
-            try r.get(Wide1000x288.self),
-            try r.get(Wide1000x289.self),
-            try r.get(Wide1000x290.self),
-            try r.get(Wide1000x291.self),
-            try r.get(Wide1000x292.self),
-            try r.get(Wide1000x293.self),
-            try r.get(Wide1000x294.self),
-            try r.get(Wide1000x295.self),
-            try r.get(Wide1000x296.self),
-            try r.get(Wide1000x297.self),
-            try r.get(Wide1000x298.self),
-            try r.get(Wide1000x299.self),
-            try r.get(Wide1000x300.self),
-            try r.get(Wide1000x301.self),
-            try r.get(Wide1000x302.self),
-            try r.get(Wide1000x303.self),
-            try r.get(Wide1000x304.self),
-            try r.get(Wide1000x305.self),
-            try r.get(Wide1000x306.self),
-            try r.get(Wide1000x307.self),
-            try r.get(Wide1000x308.self),
-            try r.get(Wide1000x309.self),
-            try r.get(Wide1000x310.self),
-            try r.get(Wide1000x311.self),
-            try r.get(Wide1000x312.self),
-            try r.get(Wide1000x313.self),
-            try r.get(Wide1000x314.self),
-            try r.get(Wide1000x315.self),
-            try r.get(Wide1000x316.self),
-            try r.get(Wide1000x317.self),
-            try r.get(Wide1000x318.self),
-            try r.get(Wide1000x319.self),
-            try r.get(Wide1000x320.self),
-            try r.get(Wide1000x321.self),
-            try r.get(Wide1000x322.self),
-            try r.get(Wide1000x323.self),
-            try r.get(Wide1000x324.self),
-            try r.get(Wide1000x325.self),
-            try r.get(Wide1000x326.self),
-            try r.get(Wide1000x327.self),
-            try r.get(Wide1000x328.self),
-            try r.get(Wide1000x329.self),
-            try r.get(Wide1000x330.self),
-            try r.get(Wide1000x331.self),
-            try r.get(Wide1000x332.self),
-            try r.get(Wide1000x333.self),
-            try r.get(Wide1000x334.self),
-            try r.get(Wide1000x335.self),
-            try r.get(Wide1000x336.self),
-            try r.get(Wide1000x337.self),
-            try r.get(Wide1000x338.self),
-            try r.get(Wide1000x339.self),
-            try r.get(Wide1000x340.self),
-            try r.get(Wide1000x341.self),
-            try r.get(Wide1000x342.self),
-            try r.get(Wide1000x343.self),
-            try r.get(Wide1000x344.self),
-            try r.get(Wide1000x345.self),
-            try r.get(Wide1000x346.self),
-            try r.get(Wide1000x347.self),
-            try r.get(Wide1000x348.self),
-            try r.get(Wide1000x349.self),
-            try r.get(Wide1000x350.self),
-            try r.get(Wide1000x351.self),
-            try r.get(Wide1000x352.self),
-            try r.get(Wide1000x353.self),
-            try r.get(Wide1000x354.self),
-            try r.get(Wide1000x355.self),
-            try r.get(Wide1000x356.self),
-            try r.get(Wide1000x357.self),
-            try r.get(Wide1000x358.self),
-            try r.get(Wide1000x359.self),
-            try r.get(Wide1000x360.self),
-            try r.get(Wide1000x361.self),
-            try r.get(Wide1000x362.self),
-            try r.get(Wide1000x363.self),
-            try r.get(Wide1000x364.self),
-            try r.get(Wide1000x365.self),
-            try r.get(Wide1000x366.self),
-            try r.get(Wide1000x367.self),
-            try r.get(Wide1000x368.self),
-            try r.get(Wide1000x369.self),
-            try r.get(Wide1000x370.self),
-            try r.get(Wide1000x371.self),
-            try r.get(Wide1000x372.self),
-            try r.get(Wide1000x373.self),
-            try r.get(Wide1000x374.self),
-            try r.get(Wide1000x375.self),
-            try r.get(Wide1000x376.self),
-            try r.get(Wide1000x377.self),
-            try r.get(Wide1000x378.self),
-            try r.get(Wide1000x379.self),
-            try r.get(Wide1000x380.self),
-            try r.get(Wide1000x381.self),
-            try r.get(Wide1000x382.self),
-            try r.get(Wide1000x383.self),
-            try r.get(Wide1000x384.self),
-            try r.get(Wide1000x385.self),
-            try r.get(Wide1000x386.self),
-            try r.get(Wide1000x387.self),
-            try r.get(Wide1000x388.self),
-            try r.get(Wide1000x389.self),
-            try r.get(Wide1000x390.self),
-            try r.get(Wide1000x391.self),
-            try r.get(Wide1000x392.self),
-            try r.get(Wide1000x393.self),
-            try r.get(Wide1000x394.self),
-            try r.get(Wide1000x395.self),
-            try r.get(Wide1000x396.self),
-            try r.get(Wide1000x397.self),
-            try r.get(Wide1000x398.self),
-            try r.get(Wide1000x399.self),
-            try r.get(Wide1000x400.self),
-            try r.get(Wide1000x401.self),
-            try r.get(Wide1000x402.self),
-            try r.get(Wide1000x403.self),
-            try r.get(Wide1000x404.self),
-            try r.get(Wide1000x405.self),
-            try r.get(Wide1000x406.self),
-            try r.get(Wide1000x407.self),
-            try r.get(Wide1000x408.self),
-            try r.get(Wide1000x409.self),
-            try r.get(Wide1000x410.self),
-            try r.get(Wide1000x411.self),
-            try r.get(Wide1000x412.self),
-            try r.get(Wide1000x413.self),
-            try r.get(Wide1000x414.self),
-            try r.get(Wide1000x415.self),
-            try r.get(Wide1000x416.self),
-            try r.get(Wide1000x417.self),
-            try r.get(Wide1000x418.self),
-            try r.get(Wide1000x419.self),
-            try r.get(Wide1000x420.self),
-            try r.get(Wide1000x421.self),
-            try r.get(Wide1000x422.self),
-            try r.get(Wide1000x423.self),
-            try r.get(Wide1000x424.self),
-            try r.get(Wide1000x425.self),
-            try r.get(Wide1000x426.self),
-            try r.get(Wide1000x427.self),
-            try r.get(Wide1000x428.self),
-            try r.get(Wide1000x429.self),
-            try r.get(Wide1000x430.self),
-            try r.get(Wide1000x431.self),
-            try r.get(Wide1000x432.self),
-            try r.get(Wide1000x433.self),
-            try r.get(Wide1000x434.self),
-            try r.get(Wide1000x435.self),
-            try r.get(Wide1000x436.self),
-            try r.get(Wide1000x437.self),
-            try r.get(Wide1000x438.self),
-            try r.get(Wide1000x439.self),
-            try r.get(Wide1000x440.self),
-            try r.get(Wide1000x441.self),
-            try r.get(Wide1000x442.self),
-            try r.get(Wide1000x443.self),
-            try r.get(Wide1000x444.self),
-            try r.get(Wide1000x445.self),
-            try r.get(Wide1000x446.self),
-            try r.get(Wide1000x447.self),
-            try r.get(Wide1000x448.self),
-            try r.get(Wide1000x449.self),
-            try r.get(Wide1000x450.self),
-            try r.get(Wide1000x451.self),
-            try r.get(Wide1000x452.self),
-            try r.get(Wide1000x453.self),
-            try r.get(Wide1000x454.self),
-            try r.get(Wide1000x455.self),
-            try r.get(Wide1000x456.self),
-            try r.get(Wide1000x457.self),
-            try r.get(Wide1000x458.self),
-            try r.get(Wide1000x459.self),
-            try r.get(Wide1000x460.self),
-            try r.get(Wide1000x461.self),
-            try r.get(Wide1000x462.self),
-            try r.get(Wide1000x463.self),
-            try r.get(Wide1000x464.self),
-            try r.get(Wide1000x465.self),
-            try r.get(Wide1000x466.self),
-            try r.get(Wide1000x467.self),
-            try r.get(Wide1000x468.self),
-            try r.get(Wide1000x469.self),
-            try r.get(Wide1000x470.self),
-            try r.get(Wide1000x471.self),
-            try r.get(Wide1000x472.self),
-            try r.get(Wide1000x473.self),
-            try r.get(Wide1000x474.self),
-            try r.get(Wide1000x475.self),
-            try r.get(Wide1000x476.self),
-            try r.get(Wide1000x477.self),
-            try r.get(Wide1000x478.self),
-            try r.get(Wide1000x479.self),
-            try r.get(Wide1000x480.self),
-            try r.get(Wide1000x481.self),
-            try r.get(Wide1000x482.self),
-            try r.get(Wide1000x483.self),
-            try r.get(Wide1000x484.self),
-            try r.get(Wide1000x485.self),
-            try r.get(Wide1000x486.self),
-            try r.get(Wide1000x487.self),
-            try r.get(Wide1000x488.self),
-            try r.get(Wide1000x489.self),
-            try r.get(Wide1000x490.self),
-            try r.get(Wide1000x491.self),
-            try r.get(Wide1000x492.self),
-            try r.get(Wide1000x493.self),
-            try r.get(Wide1000x494.self),
-            try r.get(Wide1000x495.self),
-            try r.get(Wide1000x496.self),
-            try r.get(Wide1000x497.self),
-            try r.get(Wide1000x498.self),
-            try r.get(Wide1000x499.self),
-            try r.get(Wide1000x500.self),
-            try r.get(Wide1000x501.self),
-            try r.get(Wide1000x502.self),
-            try r.get(Wide1000x503.self),
-            try r.get(Wide1000x504.self),
-            try r.get(Wide1000x505.self),
-            try r.get(Wide1000x506.self),
-            try r.get(Wide1000x507.self),
-            try r.get(Wide1000x508.self),
-            try r.get(Wide1000x509.self),
-            try r.get(Wide1000x510.self),
-            try r.get(Wide1000x511.self),
-            try r.get(Wide1000x512.self),
-            try r.get(Wide1000x513.self),
-            try r.get(Wide1000x514.self),
-            try r.get(Wide1000x515.self),
-            try r.get(Wide1000x516.self),
-            try r.get(Wide1000x517.self),
-            try r.get(Wide1000x518.self),
-            try r.get(Wide1000x519.self),
-            try r.get(Wide1000x520.self),
-            try r.get(Wide1000x521.self),
-            try r.get(Wide1000x522.self),
-            try r.get(Wide1000x523.self),
-            try r.get(Wide1000x524.self),
-            try r.get(Wide1000x525.self),
-            try r.get(Wide1000x526.self),
-            try r.get(Wide1000x527.self),
-            try r.get(Wide1000x528.self),
-            try r.get(Wide1000x529.self),
-            try r.get(Wide1000x530.self),
-            try r.get(Wide1000x531.self),
-            try r.get(Wide1000x532.self),
-            try r.get(Wide1000x533.self),
-            try r.get(Wide1000x534.self),
-            try r.get(Wide1000x535.self),
-            try r.get(Wide1000x536.self),
-            try r.get(Wide1000x537.self),
-            try r.get(Wide1000x538.self),
-            try r.get(Wide1000x539.self),
-            try r.get(Wide1000x540.self),
-            try r.get(Wide1000x541.self),
-            try r.get(Wide1000x542.self),
-            try r.get(Wide1000x543.self),
-            try r.get(Wide1000x544.self),
-            try r.get(Wide1000x545.self),
-            try r.get(Wide1000x546.self),
-            try r.get(Wide1000x547.self),
-            try r.get(Wide1000x548.self),
-            try r.get(Wide1000x549.self),
-            try r.get(Wide1000x550.self),
-            try r.get(Wide1000x551.self),
-            try r.get(Wide1000x552.self),
-            try r.get(Wide1000x553.self),
-            try r.get(Wide1000x554.self),
-            try r.get(Wide1000x555.self),
-            try r.get(Wide1000x556.self),
-            try r.get(Wide1000x557.self),
-            try r.get(Wide1000x558.self),
-            try r.get(Wide1000x559.self),
-            try r.get(Wide1000x560.self),
-            try r.get(Wide1000x561.self),
-            try r.get(Wide1000x562.self),
-            try r.get(Wide1000x563.self),
-            try r.get(Wide1000x564.self),
-            try r.get(Wide1000x565.self),
-            try r.get(Wide1000x566.self),
-            try r.get(Wide1000x567.self),
-            try r.get(Wide1000x568.self),
-            try r.get(Wide1000x569.self),
-            try r.get(Wide1000x570.self),
-            try r.get(Wide1000x571.self),
-            try r.get(Wide1000x572.self),
-            try r.get(Wide1000x573.self),
-            try r.get(Wide1000x574.self),
-            try r.get(Wide1000x575.self),
-            try r.get(Wide1000x576.self),
-            try r.get(Wide1000x577.self),
-            try r.get(Wide1000x578.self),
-            try r.get(Wide1000x579.self),
-            try r.get(Wide1000x580.self),
-            try r.get(Wide1000x581.self),
-            try r.get(Wide1000x582.self),
-            try r.get(Wide1000x583.self),
-            try r.get(Wide1000x584.self),
-            try r.get(Wide1000x585.self),
-            try r.get(Wide1000x586.self),
-            try r.get(Wide1000x587.self),
-            try r.get(Wide1000x588.self),
-            try r.get(Wide1000x589.self),
-            try r.get(Wide1000x590.self),
-            try r.get(Wide1000x591.self),
-            try r.get(Wide1000x592.self),
-            try r.get(Wide1000x593.self),
-            try r.get(Wide1000x594.self),
-            try r.get(Wide1000x595.self),
-            try r.get(Wide1000x596.self),
-            try r.get(Wide1000x597.self),
-            try r.get(Wide1000x598.self),
-            try r.get(Wide1000x599.self),
-            try r.get(Wide1000x600.self),
-            try r.get(Wide1000x601.self),
-            try r.get(Wide1000x602.self),
-            try r.get(Wide1000x603.self),
-            try r.get(Wide1000x604.self),
-            try r.get(Wide1000x605.self),
-            try r.get(Wide1000x606.self),
-            try r.get(Wide1000x607.self),
-            try r.get(Wide1000x608.self),
-            try r.get(Wide1000x609.self),
-            try r.get(Wide1000x610.self),
-            try r.get(Wide1000x611.self),
-            try r.get(Wide1000x612.self),
-            try r.get(Wide1000x613.self),
-            try r.get(Wide1000x614.self),
-            try r.get(Wide1000x615.self),
-            try r.get(Wide1000x616.self),
-            try r.get(Wide1000x617.self),
-            try r.get(Wide1000x618.self),
-            try r.get(Wide1000x619.self),
-            try r.get(Wide1000x620.self),
-            try r.get(Wide1000x621.self),
-            try r.get(Wide1000x622.self),
-            try r.get(Wide1000x623.self),
-            try r.get(Wide1000x624.self),
-            try r.get(Wide1000x625.self),
-            try r.get(Wide1000x626.self),
-            try r.get(Wide1000x627.self),
-            try r.get(Wide1000x628.self),
-            try r.get(Wide1000x629.self),
-            try r.get(Wide1000x630.self),
-            try r.get(Wide1000x631.self),
-            try r.get(Wide1000x632.self),
-            try r.get(Wide1000x633.self),
-            try r.get(Wide1000x634.self),
-            try r.get(Wide1000x635.self),
-            try r.get(Wide1000x636.self),
-            try r.get(Wide1000x637.self),
-            try r.get(Wide1000x638.self),
-            try r.get(Wide1000x639.self),
-            try r.get(Wide1000x640.self),
-            try r.get(Wide1000x641.self),
-            try r.get(Wide1000x642.self),
-            try r.get(Wide1000x643.self),
-            try r.get(Wide1000x644.self),
-            try r.get(Wide1000x645.self),
-            try r.get(Wide1000x646.self),
-            try r.get(Wide1000x647.self),
-            try r.get(Wide1000x648.self),
-            try r.get(Wide1000x649.self),
-            try r.get(Wide1000x650.self),
-            try r.get(Wide1000x651.self),
-            try r.get(Wide1000x652.self),
-            try r.get(Wide1000x653.self),
-            try r.get(Wide1000x654.self),
-            try r.get(Wide1000x655.self),
-            try r.get(Wide1000x656.self),
-            try r.get(Wide1000x657.self),
-            try r.get(Wide1000x658.self),
-            try r.get(Wide1000x659.self),
-            try r.get(Wide1000x660.self),
-            try r.get(Wide1000x661.self),
-            try r.get(Wide1000x662.self),
-            try r.get(Wide1000x663.self),
-            try r.get(Wide1000x664.self),
-            try r.get(Wide1000x665.self),
-            try r.get(Wide1000x666.self),
-            try r.get(Wide1000x667.self),
-            try r.get(Wide1000x668.self),
-            try r.get(Wide1000x669.self),
-            try r.get(Wide1000x670.self),
-            try r.get(Wide1000x671.self),
-            try r.get(Wide1000x672.self),
-            try r.get(Wide1000x673.self),
-            try r.get(Wide1000x674.self),
-            try r.get(Wide1000x675.self),
-            try r.get(Wide1000x676.self),
-            try r.get(Wide1000x677.self),
-            try r.get(Wide1000x678.self),
-            try r.get(Wide1000x679.self),
-            try r.get(Wide1000x680.self),
-            try r.get(Wide1000x681.self),
-            try r.get(Wide1000x682.self),
-            try r.get(Wide1000x683.self),
-            try r.get(Wide1000x684.self),
-            try r.get(Wide1000x685.self),
-            try r.get(Wide1000x686.self),
-            try r.get(Wide1000x687.self),
-            try r.get(Wide1000x688.self),
-            try r.get(Wide1000x689.self),
-            try r.get(Wide1000x690.self),
-            try r.get(Wide1000x691.self),
-            try r.get(Wide1000x692.self),
-            try r.get(Wide1000x693.self),
-            try r.get(Wide1000x694.self),
-            try r.get(Wide1000x695.self),
-            try r.get(Wide1000x696.self),
-            try r.get(Wide1000x697.self),
-            try r.get(Wide1000x698.self),
-            try r.get(Wide1000x699.self),
-            try r.get(Wide1000x700.self),
-            try r.get(Wide1000x701.self),
-            try r.get(Wide1000x702.self),
-            try r.get(Wide1000x703.self),
-            try r.get(Wide1000x704.self),
-            try r.get(Wide1000x705.self),
-            try r.get(Wide1000x706.self),
-            try r.get(Wide1000x707.self),
-            try r.get(Wide1000x708.self),
-            try r.get(Wide1000x709.self),
-            try r.get(Wide1000x710.self),
-            try r.get(Wide1000x711.self),
-            try r.get(Wide1000x712.self),
-            try r.get(Wide1000x713.self),
-            try r.get(Wide1000x714.self),
-            try r.get(Wide1000x715.self),
-            try r.get(Wide1000x716.self),
-            try r.get(Wide1000x717.self),
-            try r.get(Wide1000x718.self),
-            try r.get(Wide1000x719.self),
-            try r.get(Wide1000x720.self),
-            try r.get(Wide1000x721.self),
-            try r.get(Wide1000x722.self),
-            try r.get(Wide1000x723.self),
-            try r.get(Wide1000x724.self),
-            try r.get(Wide1000x725.self),
-            try r.get(Wide1000x726.self),
-            try r.get(Wide1000x727.self),
-            try r.get(Wide1000x728.self),
-            try r.get(Wide1000x729.self),
-            try r.get(Wide1000x730.self),
-            try r.get(Wide1000x731.self),
-            try r.get(Wide1000x732.self),
-            try r.get(Wide1000x733.self),
-            try r.get(Wide1000x734.self),
-            try r.get(Wide1000x735.self),
-            try r.get(Wide1000x736.self),
-            try r.get(Wide1000x737.self),
-            try r.get(Wide1000x738.self),
-            try r.get(Wide1000x739.self),
-            try r.get(Wide1000x740.self),
-            try r.get(Wide1000x741.self),
-            try r.get(Wide1000x742.self),
-            try r.get(Wide1000x743.self),
-            try r.get(Wide1000x744.self),
-            try r.get(Wide1000x745.self),
-            try r.get(Wide1000x746.self),
-            try r.get(Wide1000x747.self),
-            try r.get(Wide1000x748.self),
-            try r.get(Wide1000x749.self),
-            try r.get(Wide1000x750.self),
-            try r.get(Wide1000x751.self),
-            try r.get(Wide1000x752.self),
-            try r.get(Wide1000x753.self),
-            try r.get(Wide1000x754.self),
-            try r.get(Wide1000x755.self),
-            try r.get(Wide1000x756.self),
-            try r.get(Wide1000x757.self),
-            try r.get(Wide1000x758.self),
-            try r.get(Wide1000x759.self),
-            try r.get(Wide1000x760.self),
-            try r.get(Wide1000x761.self),
-            try r.get(Wide1000x762.self),
-            try r.get(Wide1000x763.self),
-            try r.get(Wide1000x764.self),
-            try r.get(Wide1000x765.self),
-            try r.get(Wide1000x766.self),
-            try r.get(Wide1000x767.self),
-            try r.get(Wide1000x768.self),
-            try r.get(Wide1000x769.self),
-            try r.get(Wide1000x770.self),
-            try r.get(Wide1000x771.self),
-            try r.get(Wide1000x772.self),
-            try r.get(Wide1000x773.self),
-            try r.get(Wide1000x774.self),
-            try r.get(Wide1000x775.self),
-            try r.get(Wide1000x776.self),
-            try r.get(Wide1000x777.self),
-            try r.get(Wide1000x778.self),
-            try r.get(Wide1000x779.self),
-            try r.get(Wide1000x780.self),
-            try r.get(Wide1000x781.self),
-            try r.get(Wide1000x782.self),
-            try r.get(Wide1000x783.self),
-            try r.get(Wide1000x784.self),
-            try r.get(Wide1000x785.self),
-            try r.get(Wide1000x786.self),
-            try r.get(Wide1000x787.self),
-            try r.get(Wide1000x788.self),
-            try r.get(Wide1000x789.self),
-            try r.get(Wide1000x790.self),
-            try r.get(Wide1000x791.self),
-            try r.get(Wide1000x792.self),
-            try r.get(Wide1000x793.self),
-            try r.get(Wide1000x794.self),
-            try r.get(Wide1000x795.self),
-            try r.get(Wide1000x796.self),
-            try r.get(Wide1000x797.self),
-            try r.get(Wide1000x798.self),
-            try r.get(Wide1000x799.self),
-            try r.get(Wide1000x800.self),
-            try r.get(Wide1000x801.self),
-            try r.get(Wide1000x802.self),
-            try r.get(Wide1000x803.self),
-            try r.get(Wide1000x804.self),
-            try r.get(Wide1000x805.self),
-            try r.get(Wide1000x806.self),
-            try r.get(Wide1000x807.self),
-            try r.get(Wide1000x808.self),
-            try r.get(Wide1000x809.self),
-            try r.get(Wide1000x810.self),
-            try r.get(Wide1000x811.self),
-            try r.get(Wide1000x812.self),
-            try r.get(Wide1000x813.self),
-            try r.get(Wide1000x814.self),
-            try r.get(Wide1000x815.self),
-            try r.get(Wide1000x816.self),
-            try r.get(Wide1000x817.self),
-            try r.get(Wide1000x818.self),
-            try r.get(Wide1000x819.self),
-            try r.get(Wide1000x820.self),
-            try r.get(Wide1000x821.self),
-            try r.get(Wide1000x822.self),
-            try r.get(Wide1000x823.self),
-            try r.get(Wide1000x824.self),
-            try r.get(Wide1000x825.self),
-            try r.get(Wide1000x826.self),
-            try r.get(Wide1000x827.self),
-            try r.get(Wide1000x828.self),
-            try r.get(Wide1000x829.self),
-            try r.get(Wide1000x830.self),
-            try r.get(Wide1000x831.self),
-            try r.get(Wide1000x832.self),
-            try r.get(Wide1000x833.self),
-            try r.get(Wide1000x834.self),
-            try r.get(Wide1000x835.self),
-            try r.get(Wide1000x836.self),
-            try r.get(Wide1000x837.self),
-            try r.get(Wide1000x838.self),
-            try r.get(Wide1000x839.self),
-            try r.get(Wide1000x840.self),
-            try r.get(Wide1000x841.self),
-            try r.get(Wide1000x842.self),
-            try r.get(Wide1000x843.self),
-            try r.get(Wide1000x844.self),
-            try r.get(Wide1000x845.self),
-            try r.get(Wide1000x846.self),
-            try r.get(Wide1000x847.self),
-            try r.get(Wide1000x848.self),
-            try r.get(Wide1000x849.self),
-            try r.get(Wide1000x850.self),
-            try r.get(Wide1000x851.self),
-            try r.get(Wide1000x852.self),
-            try r.get(Wide1000x853.self),
-            try r.get(Wide1000x854.self),
-            try r.get(Wide1000x855.self),
-            try r.get(Wide1000x856.self),
-            try r.get(Wide1000x857.self),
-            try r.get(Wide1000x858.self),
-            try r.get(Wide1000x859.self),
-            try r.get(Wide1000x860.self),
-            try r.get(Wide1000x861.self),
-            try r.get(Wide1000x862.self),
-            try r.get(Wide1000x863.self),
-            try r.get(Wide1000x864.self),
-            try r.get(Wide1000x865.self),
-            try r.get(Wide1000x866.self),
-            try r.get(Wide1000x867.self),
-            try r.get(Wide1000x868.self),
-            try r.get(Wide1000x869.self),
-            try r.get(Wide1000x870.self),
-            try r.get(Wide1000x871.self),
-            try r.get(Wide1000x872.self),
-            try r.get(Wide1000x873.self),
-            try r.get(Wide1000x874.self),
-            try r.get(Wide1000x875.self),
-            try r.get(Wide1000x876.self),
-            try r.get(Wide1000x877.self),
-            try r.get(Wide1000x878.self),
-            try r.get(Wide1000x879.self),
-            try r.get(Wide1000x880.self),
-            try r.get(Wide1000x881.self),
-            try r.get(Wide1000x882.self),
-            try r.get(Wide1000x883.self),
-            try r.get(Wide1000x884.self),
-            try r.get(Wide1000x885.self),
-            try r.get(Wide1000x886.self),
-            try r.get(Wide1000x887.self),
-            try r.get(Wide1000x888.self),
-            try r.get(Wide1000x889.self),
-            try r.get(Wide1000x890.self),
-            try r.get(Wide1000x891.self),
-            try r.get(Wide1000x892.self),
-            try r.get(Wide1000x893.self),
-            try r.get(Wide1000x894.self),
-            try r.get(Wide1000x895.self),
-            try r.get(Wide1000x896.self),
-            try r.get(Wide1000x897.self),
-            try r.get(Wide1000x898.self),
-            try r.get(Wide1000x899.self),
-            try r.get(Wide1000x900.self),
-            try r.get(Wide1000x901.self),
-            try r.get(Wide1000x902.self),
-            try r.get(Wide1000x903.self),
-            try r.get(Wide1000x904.self),
-            try r.get(Wide1000x905.self),
-            try r.get(Wide1000x906.self),
-            try r.get(Wide1000x907.self),
-            try r.get(Wide1000x908.self),
-            try r.get(Wide1000x909.self),
-            try r.get(Wide1000x910.self),
-            try r.get(Wide1000x911.self),
-            try r.get(Wide1000x912.self),
-            try r.get(Wide1000x913.self),
-            try r.get(Wide1000x914.self),
-            try r.get(Wide1000x915.self),
-            try r.get(Wide1000x916.self),
-            try r.get(Wide1000x917.self),
-            try r.get(Wide1000x918.self),
-            try r.get(Wide1000x919.self),
-            try r.get(Wide1000x920.self),
-            try r.get(Wide1000x921.self),
-            try r.get(Wide1000x922.self),
-            try r.get(Wide1000x923.self),
-            try r.get(Wide1000x924.self),
-            try r.get(Wide1000x925.self),
-            try r.get(Wide1000x926.self),
-            try r.get(Wide1000x927.self),
-            try r.get(Wide1000x928.self),
-            try r.get(Wide1000x929.self),
-            try r.get(Wide1000x930.self),
-            try r.get(Wide1000x931.self),
-            try r.get(Wide1000x932.self),
-            try r.get(Wide1000x933.self),
-            try r.get(Wide1000x934.self),
-            try r.get(Wide1000x935.self),
-            try r.get(Wide1000x936.self),
-            try r.get(Wide1000x937.self),
-            try r.get(Wide1000x938.self),
-            try r.get(Wide1000x939.self),
-            try r.get(Wide1000x940.self),
-            try r.get(Wide1000x941.self),
-            try r.get(Wide1000x942.self),
-            try r.get(Wide1000x943.self),
-            try r.get(Wide1000x944.self),
-            try r.get(Wide1000x945.self),
-            try r.get(Wide1000x946.self),
-            try r.get(Wide1000x947.self),
-            try r.get(Wide1000x948.self),
-            try r.get(Wide1000x949.self),
-            try r.get(Wide1000x950.self),
-            try r.get(Wide1000x951.self),
-            try r.get(Wide1000x952.self),
-            try r.get(Wide1000x953.self),
-            try r.get(Wide1000x954.self),
-            try r.get(Wide1000x955.self),
-            try r.get(Wide1000x956.self),
-            try r.get(Wide1000x957.self),
-            try r.get(Wide1000x958.self),
-            try r.get(Wide1000x959.self),
-            try r.get(Wide1000x960.self),
-            try r.get(Wide1000x961.self),
-            try r.get(Wide1000x962.self),
-            try r.get(Wide1000x963.self),
-            try r.get(Wide1000x964.self),
-            try r.get(Wide1000x965.self),
-            try r.get(Wide1000x966.self),
-            try r.get(Wide1000x967.self),
-            try r.get(Wide1000x968.self),
-            try r.get(Wide1000x969.self),
-            try r.get(Wide1000x970.self),
-            try r.get(Wide1000x971.self),
-            try r.get(Wide1000x972.self),
-            try r.get(Wide1000x973.self),
-            try r.get(Wide1000x974.self),
-            try r.get(Wide1000x975.self),
-            try r.get(Wide1000x976.self),
-            try r.get(Wide1000x977.self),
-            try r.get(Wide1000x978.self),
-            try r.get(Wide1000x979.self),
-            try r.get(Wide1000x980.self),
-            try r.get(Wide1000x981.self),
-            try r.get(Wide1000x982.self),
-            try r.get(Wide1000x983.self),
-            try r.get(Wide1000x984.self),
-            try r.get(Wide1000x985.self),
-            try r.get(Wide1000x986.self),
-            try r.get(Wide1000x987.self),
-            try r.get(Wide1000x988.self),
-            try r.get(Wide1000x989.self),
-            try r.get(Wide1000x990.self),
-            try r.get(Wide1000x991.self),
-            try r.get(Wide1000x992.self),
-            try r.get(Wide1000x993.self),
-            try r.get(Wide1000x994.self),
-            try r.get(Wide1000x995.self),
-            try r.get(Wide1000x996.self),
-            try r.get(Wide1000x997.self),
-            try r.get(Wide1000x998.self),
-            try r.get(Wide1000x999.self),
-        ]
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(1000)
+        try resolveLeavesPart0(r, &leaves)
+        try resolveLeavesPart1(r, &leaves)
+        try resolveLeavesPart2(r, &leaves)
+        try resolveLeavesPart3(r, &leaves)
+        try resolveLeavesPart4(r, &leaves)
+        try resolveLeavesPart5(r, &leaves)
+        try resolveLeavesPart6(r, &leaves)
+        try resolveLeavesPart7(r, &leaves)
+        try resolveLeavesPart8(r, &leaves)
+        try resolveLeavesPart9(r, &leaves)
+        try resolveLeavesPart10(r, &leaves)
+        try resolveLeavesPart11(r, &leaves)
+        try resolveLeavesPart12(r, &leaves)
+        try resolveLeavesPart13(r, &leaves)
+        try resolveLeavesPart14(r, &leaves)
+        try resolveLeavesPart15(r, &leaves)
+        try resolveLeavesPart16(r, &leaves)
+        try resolveLeavesPart17(r, &leaves)
+        try resolveLeavesPart18(r, &leaves)
+        try resolveLeavesPart19(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x0.self))
+        leaves.append(try r.get(Wide1000x1.self))
+        leaves.append(try r.get(Wide1000x2.self))
+        leaves.append(try r.get(Wide1000x3.self))
+        leaves.append(try r.get(Wide1000x4.self))
+        leaves.append(try r.get(Wide1000x5.self))
+        leaves.append(try r.get(Wide1000x6.self))
+        leaves.append(try r.get(Wide1000x7.self))
+        leaves.append(try r.get(Wide1000x8.self))
+        leaves.append(try r.get(Wide1000x9.self))
+        leaves.append(try r.get(Wide1000x10.self))
+        leaves.append(try r.get(Wide1000x11.self))
+        leaves.append(try r.get(Wide1000x12.self))
+        leaves.append(try r.get(Wide1000x13.self))
+        leaves.append(try r.get(Wide1000x14.self))
+        leaves.append(try r.get(Wide1000x15.self))
+        leaves.append(try r.get(Wide1000x16.self))
+        leaves.append(try r.get(Wide1000x17.self))
+        leaves.append(try r.get(Wide1000x18.self))
+        leaves.append(try r.get(Wide1000x19.self))
+        leaves.append(try r.get(Wide1000x20.self))
+        leaves.append(try r.get(Wide1000x21.self))
+        leaves.append(try r.get(Wide1000x22.self))
+        leaves.append(try r.get(Wide1000x23.self))
+        leaves.append(try r.get(Wide1000x24.self))
+        leaves.append(try r.get(Wide1000x25.self))
+        leaves.append(try r.get(Wide1000x26.self))
+        leaves.append(try r.get(Wide1000x27.self))
+        leaves.append(try r.get(Wide1000x28.self))
+        leaves.append(try r.get(Wide1000x29.self))
+        leaves.append(try r.get(Wide1000x30.self))
+        leaves.append(try r.get(Wide1000x31.self))
+        leaves.append(try r.get(Wide1000x32.self))
+        leaves.append(try r.get(Wide1000x33.self))
+        leaves.append(try r.get(Wide1000x34.self))
+        leaves.append(try r.get(Wide1000x35.self))
+        leaves.append(try r.get(Wide1000x36.self))
+        leaves.append(try r.get(Wide1000x37.self))
+        leaves.append(try r.get(Wide1000x38.self))
+        leaves.append(try r.get(Wide1000x39.self))
+        leaves.append(try r.get(Wide1000x40.self))
+        leaves.append(try r.get(Wide1000x41.self))
+        leaves.append(try r.get(Wide1000x42.self))
+        leaves.append(try r.get(Wide1000x43.self))
+        leaves.append(try r.get(Wide1000x44.self))
+        leaves.append(try r.get(Wide1000x45.self))
+        leaves.append(try r.get(Wide1000x46.self))
+        leaves.append(try r.get(Wide1000x47.self))
+        leaves.append(try r.get(Wide1000x48.self))
+        leaves.append(try r.get(Wide1000x49.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart1(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x50.self))
+        leaves.append(try r.get(Wide1000x51.self))
+        leaves.append(try r.get(Wide1000x52.self))
+        leaves.append(try r.get(Wide1000x53.self))
+        leaves.append(try r.get(Wide1000x54.self))
+        leaves.append(try r.get(Wide1000x55.self))
+        leaves.append(try r.get(Wide1000x56.self))
+        leaves.append(try r.get(Wide1000x57.self))
+        leaves.append(try r.get(Wide1000x58.self))
+        leaves.append(try r.get(Wide1000x59.self))
+        leaves.append(try r.get(Wide1000x60.self))
+        leaves.append(try r.get(Wide1000x61.self))
+        leaves.append(try r.get(Wide1000x62.self))
+        leaves.append(try r.get(Wide1000x63.self))
+        leaves.append(try r.get(Wide1000x64.self))
+        leaves.append(try r.get(Wide1000x65.self))
+        leaves.append(try r.get(Wide1000x66.self))
+        leaves.append(try r.get(Wide1000x67.self))
+        leaves.append(try r.get(Wide1000x68.self))
+        leaves.append(try r.get(Wide1000x69.self))
+        leaves.append(try r.get(Wide1000x70.self))
+        leaves.append(try r.get(Wide1000x71.self))
+        leaves.append(try r.get(Wide1000x72.self))
+        leaves.append(try r.get(Wide1000x73.self))
+        leaves.append(try r.get(Wide1000x74.self))
+        leaves.append(try r.get(Wide1000x75.self))
+        leaves.append(try r.get(Wide1000x76.self))
+        leaves.append(try r.get(Wide1000x77.self))
+        leaves.append(try r.get(Wide1000x78.self))
+        leaves.append(try r.get(Wide1000x79.self))
+        leaves.append(try r.get(Wide1000x80.self))
+        leaves.append(try r.get(Wide1000x81.self))
+        leaves.append(try r.get(Wide1000x82.self))
+        leaves.append(try r.get(Wide1000x83.self))
+        leaves.append(try r.get(Wide1000x84.self))
+        leaves.append(try r.get(Wide1000x85.self))
+        leaves.append(try r.get(Wide1000x86.self))
+        leaves.append(try r.get(Wide1000x87.self))
+        leaves.append(try r.get(Wide1000x88.self))
+        leaves.append(try r.get(Wide1000x89.self))
+        leaves.append(try r.get(Wide1000x90.self))
+        leaves.append(try r.get(Wide1000x91.self))
+        leaves.append(try r.get(Wide1000x92.self))
+        leaves.append(try r.get(Wide1000x93.self))
+        leaves.append(try r.get(Wide1000x94.self))
+        leaves.append(try r.get(Wide1000x95.self))
+        leaves.append(try r.get(Wide1000x96.self))
+        leaves.append(try r.get(Wide1000x97.self))
+        leaves.append(try r.get(Wide1000x98.self))
+        leaves.append(try r.get(Wide1000x99.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart2(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x100.self))
+        leaves.append(try r.get(Wide1000x101.self))
+        leaves.append(try r.get(Wide1000x102.self))
+        leaves.append(try r.get(Wide1000x103.self))
+        leaves.append(try r.get(Wide1000x104.self))
+        leaves.append(try r.get(Wide1000x105.self))
+        leaves.append(try r.get(Wide1000x106.self))
+        leaves.append(try r.get(Wide1000x107.self))
+        leaves.append(try r.get(Wide1000x108.self))
+        leaves.append(try r.get(Wide1000x109.self))
+        leaves.append(try r.get(Wide1000x110.self))
+        leaves.append(try r.get(Wide1000x111.self))
+        leaves.append(try r.get(Wide1000x112.self))
+        leaves.append(try r.get(Wide1000x113.self))
+        leaves.append(try r.get(Wide1000x114.self))
+        leaves.append(try r.get(Wide1000x115.self))
+        leaves.append(try r.get(Wide1000x116.self))
+        leaves.append(try r.get(Wide1000x117.self))
+        leaves.append(try r.get(Wide1000x118.self))
+        leaves.append(try r.get(Wide1000x119.self))
+        leaves.append(try r.get(Wide1000x120.self))
+        leaves.append(try r.get(Wide1000x121.self))
+        leaves.append(try r.get(Wide1000x122.self))
+        leaves.append(try r.get(Wide1000x123.self))
+        leaves.append(try r.get(Wide1000x124.self))
+        leaves.append(try r.get(Wide1000x125.self))
+        leaves.append(try r.get(Wide1000x126.self))
+        leaves.append(try r.get(Wide1000x127.self))
+        leaves.append(try r.get(Wide1000x128.self))
+        leaves.append(try r.get(Wide1000x129.self))
+        leaves.append(try r.get(Wide1000x130.self))
+        leaves.append(try r.get(Wide1000x131.self))
+        leaves.append(try r.get(Wide1000x132.self))
+        leaves.append(try r.get(Wide1000x133.self))
+        leaves.append(try r.get(Wide1000x134.self))
+        leaves.append(try r.get(Wide1000x135.self))
+        leaves.append(try r.get(Wide1000x136.self))
+        leaves.append(try r.get(Wide1000x137.self))
+        leaves.append(try r.get(Wide1000x138.self))
+        leaves.append(try r.get(Wide1000x139.self))
+        leaves.append(try r.get(Wide1000x140.self))
+        leaves.append(try r.get(Wide1000x141.self))
+        leaves.append(try r.get(Wide1000x142.self))
+        leaves.append(try r.get(Wide1000x143.self))
+        leaves.append(try r.get(Wide1000x144.self))
+        leaves.append(try r.get(Wide1000x145.self))
+        leaves.append(try r.get(Wide1000x146.self))
+        leaves.append(try r.get(Wide1000x147.self))
+        leaves.append(try r.get(Wide1000x148.self))
+        leaves.append(try r.get(Wide1000x149.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart3(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x150.self))
+        leaves.append(try r.get(Wide1000x151.self))
+        leaves.append(try r.get(Wide1000x152.self))
+        leaves.append(try r.get(Wide1000x153.self))
+        leaves.append(try r.get(Wide1000x154.self))
+        leaves.append(try r.get(Wide1000x155.self))
+        leaves.append(try r.get(Wide1000x156.self))
+        leaves.append(try r.get(Wide1000x157.self))
+        leaves.append(try r.get(Wide1000x158.self))
+        leaves.append(try r.get(Wide1000x159.self))
+        leaves.append(try r.get(Wide1000x160.self))
+        leaves.append(try r.get(Wide1000x161.self))
+        leaves.append(try r.get(Wide1000x162.self))
+        leaves.append(try r.get(Wide1000x163.self))
+        leaves.append(try r.get(Wide1000x164.self))
+        leaves.append(try r.get(Wide1000x165.self))
+        leaves.append(try r.get(Wide1000x166.self))
+        leaves.append(try r.get(Wide1000x167.self))
+        leaves.append(try r.get(Wide1000x168.self))
+        leaves.append(try r.get(Wide1000x169.self))
+        leaves.append(try r.get(Wide1000x170.self))
+        leaves.append(try r.get(Wide1000x171.self))
+        leaves.append(try r.get(Wide1000x172.self))
+        leaves.append(try r.get(Wide1000x173.self))
+        leaves.append(try r.get(Wide1000x174.self))
+        leaves.append(try r.get(Wide1000x175.self))
+        leaves.append(try r.get(Wide1000x176.self))
+        leaves.append(try r.get(Wide1000x177.self))
+        leaves.append(try r.get(Wide1000x178.self))
+        leaves.append(try r.get(Wide1000x179.self))
+        leaves.append(try r.get(Wide1000x180.self))
+        leaves.append(try r.get(Wide1000x181.self))
+        leaves.append(try r.get(Wide1000x182.self))
+        leaves.append(try r.get(Wide1000x183.self))
+        leaves.append(try r.get(Wide1000x184.self))
+        leaves.append(try r.get(Wide1000x185.self))
+        leaves.append(try r.get(Wide1000x186.self))
+        leaves.append(try r.get(Wide1000x187.self))
+        leaves.append(try r.get(Wide1000x188.self))
+        leaves.append(try r.get(Wide1000x189.self))
+        leaves.append(try r.get(Wide1000x190.self))
+        leaves.append(try r.get(Wide1000x191.self))
+        leaves.append(try r.get(Wide1000x192.self))
+        leaves.append(try r.get(Wide1000x193.self))
+        leaves.append(try r.get(Wide1000x194.self))
+        leaves.append(try r.get(Wide1000x195.self))
+        leaves.append(try r.get(Wide1000x196.self))
+        leaves.append(try r.get(Wide1000x197.self))
+        leaves.append(try r.get(Wide1000x198.self))
+        leaves.append(try r.get(Wide1000x199.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart4(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x200.self))
+        leaves.append(try r.get(Wide1000x201.self))
+        leaves.append(try r.get(Wide1000x202.self))
+        leaves.append(try r.get(Wide1000x203.self))
+        leaves.append(try r.get(Wide1000x204.self))
+        leaves.append(try r.get(Wide1000x205.self))
+        leaves.append(try r.get(Wide1000x206.self))
+        leaves.append(try r.get(Wide1000x207.self))
+        leaves.append(try r.get(Wide1000x208.self))
+        leaves.append(try r.get(Wide1000x209.self))
+        leaves.append(try r.get(Wide1000x210.self))
+        leaves.append(try r.get(Wide1000x211.self))
+        leaves.append(try r.get(Wide1000x212.self))
+        leaves.append(try r.get(Wide1000x213.self))
+        leaves.append(try r.get(Wide1000x214.self))
+        leaves.append(try r.get(Wide1000x215.self))
+        leaves.append(try r.get(Wide1000x216.self))
+        leaves.append(try r.get(Wide1000x217.self))
+        leaves.append(try r.get(Wide1000x218.self))
+        leaves.append(try r.get(Wide1000x219.self))
+        leaves.append(try r.get(Wide1000x220.self))
+        leaves.append(try r.get(Wide1000x221.self))
+        leaves.append(try r.get(Wide1000x222.self))
+        leaves.append(try r.get(Wide1000x223.self))
+        leaves.append(try r.get(Wide1000x224.self))
+        leaves.append(try r.get(Wide1000x225.self))
+        leaves.append(try r.get(Wide1000x226.self))
+        leaves.append(try r.get(Wide1000x227.self))
+        leaves.append(try r.get(Wide1000x228.self))
+        leaves.append(try r.get(Wide1000x229.self))
+        leaves.append(try r.get(Wide1000x230.self))
+        leaves.append(try r.get(Wide1000x231.self))
+        leaves.append(try r.get(Wide1000x232.self))
+        leaves.append(try r.get(Wide1000x233.self))
+        leaves.append(try r.get(Wide1000x234.self))
+        leaves.append(try r.get(Wide1000x235.self))
+        leaves.append(try r.get(Wide1000x236.self))
+        leaves.append(try r.get(Wide1000x237.self))
+        leaves.append(try r.get(Wide1000x238.self))
+        leaves.append(try r.get(Wide1000x239.self))
+        leaves.append(try r.get(Wide1000x240.self))
+        leaves.append(try r.get(Wide1000x241.self))
+        leaves.append(try r.get(Wide1000x242.self))
+        leaves.append(try r.get(Wide1000x243.self))
+        leaves.append(try r.get(Wide1000x244.self))
+        leaves.append(try r.get(Wide1000x245.self))
+        leaves.append(try r.get(Wide1000x246.self))
+        leaves.append(try r.get(Wide1000x247.self))
+        leaves.append(try r.get(Wide1000x248.self))
+        leaves.append(try r.get(Wide1000x249.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart5(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x250.self))
+        leaves.append(try r.get(Wide1000x251.self))
+        leaves.append(try r.get(Wide1000x252.self))
+        leaves.append(try r.get(Wide1000x253.self))
+        leaves.append(try r.get(Wide1000x254.self))
+        leaves.append(try r.get(Wide1000x255.self))
+        leaves.append(try r.get(Wide1000x256.self))
+        leaves.append(try r.get(Wide1000x257.self))
+        leaves.append(try r.get(Wide1000x258.self))
+        leaves.append(try r.get(Wide1000x259.self))
+        leaves.append(try r.get(Wide1000x260.self))
+        leaves.append(try r.get(Wide1000x261.self))
+        leaves.append(try r.get(Wide1000x262.self))
+        leaves.append(try r.get(Wide1000x263.self))
+        leaves.append(try r.get(Wide1000x264.self))
+        leaves.append(try r.get(Wide1000x265.self))
+        leaves.append(try r.get(Wide1000x266.self))
+        leaves.append(try r.get(Wide1000x267.self))
+        leaves.append(try r.get(Wide1000x268.self))
+        leaves.append(try r.get(Wide1000x269.self))
+        leaves.append(try r.get(Wide1000x270.self))
+        leaves.append(try r.get(Wide1000x271.self))
+        leaves.append(try r.get(Wide1000x272.self))
+        leaves.append(try r.get(Wide1000x273.self))
+        leaves.append(try r.get(Wide1000x274.self))
+        leaves.append(try r.get(Wide1000x275.self))
+        leaves.append(try r.get(Wide1000x276.self))
+        leaves.append(try r.get(Wide1000x277.self))
+        leaves.append(try r.get(Wide1000x278.self))
+        leaves.append(try r.get(Wide1000x279.self))
+        leaves.append(try r.get(Wide1000x280.self))
+        leaves.append(try r.get(Wide1000x281.self))
+        leaves.append(try r.get(Wide1000x282.self))
+        leaves.append(try r.get(Wide1000x283.self))
+        leaves.append(try r.get(Wide1000x284.self))
+        leaves.append(try r.get(Wide1000x285.self))
+        leaves.append(try r.get(Wide1000x286.self))
+        leaves.append(try r.get(Wide1000x287.self))
+        leaves.append(try r.get(Wide1000x288.self))
+        leaves.append(try r.get(Wide1000x289.self))
+        leaves.append(try r.get(Wide1000x290.self))
+        leaves.append(try r.get(Wide1000x291.self))
+        leaves.append(try r.get(Wide1000x292.self))
+        leaves.append(try r.get(Wide1000x293.self))
+        leaves.append(try r.get(Wide1000x294.self))
+        leaves.append(try r.get(Wide1000x295.self))
+        leaves.append(try r.get(Wide1000x296.self))
+        leaves.append(try r.get(Wide1000x297.self))
+        leaves.append(try r.get(Wide1000x298.self))
+        leaves.append(try r.get(Wide1000x299.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart6(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x300.self))
+        leaves.append(try r.get(Wide1000x301.self))
+        leaves.append(try r.get(Wide1000x302.self))
+        leaves.append(try r.get(Wide1000x303.self))
+        leaves.append(try r.get(Wide1000x304.self))
+        leaves.append(try r.get(Wide1000x305.self))
+        leaves.append(try r.get(Wide1000x306.self))
+        leaves.append(try r.get(Wide1000x307.self))
+        leaves.append(try r.get(Wide1000x308.self))
+        leaves.append(try r.get(Wide1000x309.self))
+        leaves.append(try r.get(Wide1000x310.self))
+        leaves.append(try r.get(Wide1000x311.self))
+        leaves.append(try r.get(Wide1000x312.self))
+        leaves.append(try r.get(Wide1000x313.self))
+        leaves.append(try r.get(Wide1000x314.self))
+        leaves.append(try r.get(Wide1000x315.self))
+        leaves.append(try r.get(Wide1000x316.self))
+        leaves.append(try r.get(Wide1000x317.self))
+        leaves.append(try r.get(Wide1000x318.self))
+        leaves.append(try r.get(Wide1000x319.self))
+        leaves.append(try r.get(Wide1000x320.self))
+        leaves.append(try r.get(Wide1000x321.self))
+        leaves.append(try r.get(Wide1000x322.self))
+        leaves.append(try r.get(Wide1000x323.self))
+        leaves.append(try r.get(Wide1000x324.self))
+        leaves.append(try r.get(Wide1000x325.self))
+        leaves.append(try r.get(Wide1000x326.self))
+        leaves.append(try r.get(Wide1000x327.self))
+        leaves.append(try r.get(Wide1000x328.self))
+        leaves.append(try r.get(Wide1000x329.self))
+        leaves.append(try r.get(Wide1000x330.self))
+        leaves.append(try r.get(Wide1000x331.self))
+        leaves.append(try r.get(Wide1000x332.self))
+        leaves.append(try r.get(Wide1000x333.self))
+        leaves.append(try r.get(Wide1000x334.self))
+        leaves.append(try r.get(Wide1000x335.self))
+        leaves.append(try r.get(Wide1000x336.self))
+        leaves.append(try r.get(Wide1000x337.self))
+        leaves.append(try r.get(Wide1000x338.self))
+        leaves.append(try r.get(Wide1000x339.self))
+        leaves.append(try r.get(Wide1000x340.self))
+        leaves.append(try r.get(Wide1000x341.self))
+        leaves.append(try r.get(Wide1000x342.self))
+        leaves.append(try r.get(Wide1000x343.self))
+        leaves.append(try r.get(Wide1000x344.self))
+        leaves.append(try r.get(Wide1000x345.self))
+        leaves.append(try r.get(Wide1000x346.self))
+        leaves.append(try r.get(Wide1000x347.self))
+        leaves.append(try r.get(Wide1000x348.self))
+        leaves.append(try r.get(Wide1000x349.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart7(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x350.self))
+        leaves.append(try r.get(Wide1000x351.self))
+        leaves.append(try r.get(Wide1000x352.self))
+        leaves.append(try r.get(Wide1000x353.self))
+        leaves.append(try r.get(Wide1000x354.self))
+        leaves.append(try r.get(Wide1000x355.self))
+        leaves.append(try r.get(Wide1000x356.self))
+        leaves.append(try r.get(Wide1000x357.self))
+        leaves.append(try r.get(Wide1000x358.self))
+        leaves.append(try r.get(Wide1000x359.self))
+        leaves.append(try r.get(Wide1000x360.self))
+        leaves.append(try r.get(Wide1000x361.self))
+        leaves.append(try r.get(Wide1000x362.self))
+        leaves.append(try r.get(Wide1000x363.self))
+        leaves.append(try r.get(Wide1000x364.self))
+        leaves.append(try r.get(Wide1000x365.self))
+        leaves.append(try r.get(Wide1000x366.self))
+        leaves.append(try r.get(Wide1000x367.self))
+        leaves.append(try r.get(Wide1000x368.self))
+        leaves.append(try r.get(Wide1000x369.self))
+        leaves.append(try r.get(Wide1000x370.self))
+        leaves.append(try r.get(Wide1000x371.self))
+        leaves.append(try r.get(Wide1000x372.self))
+        leaves.append(try r.get(Wide1000x373.self))
+        leaves.append(try r.get(Wide1000x374.self))
+        leaves.append(try r.get(Wide1000x375.self))
+        leaves.append(try r.get(Wide1000x376.self))
+        leaves.append(try r.get(Wide1000x377.self))
+        leaves.append(try r.get(Wide1000x378.self))
+        leaves.append(try r.get(Wide1000x379.self))
+        leaves.append(try r.get(Wide1000x380.self))
+        leaves.append(try r.get(Wide1000x381.self))
+        leaves.append(try r.get(Wide1000x382.self))
+        leaves.append(try r.get(Wide1000x383.self))
+        leaves.append(try r.get(Wide1000x384.self))
+        leaves.append(try r.get(Wide1000x385.self))
+        leaves.append(try r.get(Wide1000x386.self))
+        leaves.append(try r.get(Wide1000x387.self))
+        leaves.append(try r.get(Wide1000x388.self))
+        leaves.append(try r.get(Wide1000x389.self))
+        leaves.append(try r.get(Wide1000x390.self))
+        leaves.append(try r.get(Wide1000x391.self))
+        leaves.append(try r.get(Wide1000x392.self))
+        leaves.append(try r.get(Wide1000x393.self))
+        leaves.append(try r.get(Wide1000x394.self))
+        leaves.append(try r.get(Wide1000x395.self))
+        leaves.append(try r.get(Wide1000x396.self))
+        leaves.append(try r.get(Wide1000x397.self))
+        leaves.append(try r.get(Wide1000x398.self))
+        leaves.append(try r.get(Wide1000x399.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart8(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x400.self))
+        leaves.append(try r.get(Wide1000x401.self))
+        leaves.append(try r.get(Wide1000x402.self))
+        leaves.append(try r.get(Wide1000x403.self))
+        leaves.append(try r.get(Wide1000x404.self))
+        leaves.append(try r.get(Wide1000x405.self))
+        leaves.append(try r.get(Wide1000x406.self))
+        leaves.append(try r.get(Wide1000x407.self))
+        leaves.append(try r.get(Wide1000x408.self))
+        leaves.append(try r.get(Wide1000x409.self))
+        leaves.append(try r.get(Wide1000x410.self))
+        leaves.append(try r.get(Wide1000x411.self))
+        leaves.append(try r.get(Wide1000x412.self))
+        leaves.append(try r.get(Wide1000x413.self))
+        leaves.append(try r.get(Wide1000x414.self))
+        leaves.append(try r.get(Wide1000x415.self))
+        leaves.append(try r.get(Wide1000x416.self))
+        leaves.append(try r.get(Wide1000x417.self))
+        leaves.append(try r.get(Wide1000x418.self))
+        leaves.append(try r.get(Wide1000x419.self))
+        leaves.append(try r.get(Wide1000x420.self))
+        leaves.append(try r.get(Wide1000x421.self))
+        leaves.append(try r.get(Wide1000x422.self))
+        leaves.append(try r.get(Wide1000x423.self))
+        leaves.append(try r.get(Wide1000x424.self))
+        leaves.append(try r.get(Wide1000x425.self))
+        leaves.append(try r.get(Wide1000x426.self))
+        leaves.append(try r.get(Wide1000x427.self))
+        leaves.append(try r.get(Wide1000x428.self))
+        leaves.append(try r.get(Wide1000x429.self))
+        leaves.append(try r.get(Wide1000x430.self))
+        leaves.append(try r.get(Wide1000x431.self))
+        leaves.append(try r.get(Wide1000x432.self))
+        leaves.append(try r.get(Wide1000x433.self))
+        leaves.append(try r.get(Wide1000x434.self))
+        leaves.append(try r.get(Wide1000x435.self))
+        leaves.append(try r.get(Wide1000x436.self))
+        leaves.append(try r.get(Wide1000x437.self))
+        leaves.append(try r.get(Wide1000x438.self))
+        leaves.append(try r.get(Wide1000x439.self))
+        leaves.append(try r.get(Wide1000x440.self))
+        leaves.append(try r.get(Wide1000x441.self))
+        leaves.append(try r.get(Wide1000x442.self))
+        leaves.append(try r.get(Wide1000x443.self))
+        leaves.append(try r.get(Wide1000x444.self))
+        leaves.append(try r.get(Wide1000x445.self))
+        leaves.append(try r.get(Wide1000x446.self))
+        leaves.append(try r.get(Wide1000x447.self))
+        leaves.append(try r.get(Wide1000x448.self))
+        leaves.append(try r.get(Wide1000x449.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart9(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws {
+        leaves.append(try r.get(Wide1000x450.self))
+        leaves.append(try r.get(Wide1000x451.self))
+        leaves.append(try r.get(Wide1000x452.self))
+        leaves.append(try r.get(Wide1000x453.self))
+        leaves.append(try r.get(Wide1000x454.self))
+        leaves.append(try r.get(Wide1000x455.self))
+        leaves.append(try r.get(Wide1000x456.self))
+        leaves.append(try r.get(Wide1000x457.self))
+        leaves.append(try r.get(Wide1000x458.self))
+        leaves.append(try r.get(Wide1000x459.self))
+        leaves.append(try r.get(Wide1000x460.self))
+        leaves.append(try r.get(Wide1000x461.self))
+        leaves.append(try r.get(Wide1000x462.self))
+        leaves.append(try r.get(Wide1000x463.self))
+        leaves.append(try r.get(Wide1000x464.self))
+        leaves.append(try r.get(Wide1000x465.self))
+        leaves.append(try r.get(Wide1000x466.self))
+        leaves.append(try r.get(Wide1000x467.self))
+        leaves.append(try r.get(Wide1000x468.self))
+        leaves.append(try r.get(Wide1000x469.self))
+        leaves.append(try r.get(Wide1000x470.self))
+        leaves.append(try r.get(Wide1000x471.self))
+        leaves.append(try r.get(Wide1000x472.self))
+        leaves.append(try r.get(Wide1000x473.self))
+        leaves.append(try r.get(Wide1000x474.self))
+        leaves.append(try r.get(Wide1000x475.self))
+        leaves.append(try r.get(Wide1000x476.self))
+        leaves.append(try r.get(Wide1000x477.self))
+        leaves.append(try r.get(Wide1000x478.self))
+        leaves.append(try r.get(Wide1000x479.self))
+        leaves.append(try r.get(Wide1000x480.self))
+        leaves.append(try r.get(Wide1000x481.self))
+        leaves.append(try r.get(Wide1000x482.self))
+        leaves.append(try r.get(Wide1000x483.self))
+        leaves.append(try r.get(Wide1000x484.self))
+        leaves.append(try r.get(Wide1000x485.self))
+        leaves.append(try r.get(Wide1000x486.self))
+        leaves.append(try r.get(Wide1000x487.self))
+        leaves.append(try r.get(Wide1000x488.self))
+        leaves.append(try r.get(Wide1000x489.self))
+        leaves.append(try r.get(Wide1000x490.self))
+        leaves.append(try r.get(Wide1000x491.self))
+        leaves.append(try r.get(Wide1000x492.self))
+        leaves.append(try r.get(Wide1000x493.self))
+        leaves.append(try r.get(Wide1000x494.self))
+        leaves.append(try r.get(Wide1000x495.self))
+        leaves.append(try r.get(Wide1000x496.self))
+        leaves.append(try r.get(Wide1000x497.self))
+        leaves.append(try r.get(Wide1000x498.self))
+        leaves.append(try r.get(Wide1000x499.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart10(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x500.self))
+        leaves.append(try r.get(Wide1000x501.self))
+        leaves.append(try r.get(Wide1000x502.self))
+        leaves.append(try r.get(Wide1000x503.self))
+        leaves.append(try r.get(Wide1000x504.self))
+        leaves.append(try r.get(Wide1000x505.self))
+        leaves.append(try r.get(Wide1000x506.self))
+        leaves.append(try r.get(Wide1000x507.self))
+        leaves.append(try r.get(Wide1000x508.self))
+        leaves.append(try r.get(Wide1000x509.self))
+        leaves.append(try r.get(Wide1000x510.self))
+        leaves.append(try r.get(Wide1000x511.self))
+        leaves.append(try r.get(Wide1000x512.self))
+        leaves.append(try r.get(Wide1000x513.self))
+        leaves.append(try r.get(Wide1000x514.self))
+        leaves.append(try r.get(Wide1000x515.self))
+        leaves.append(try r.get(Wide1000x516.self))
+        leaves.append(try r.get(Wide1000x517.self))
+        leaves.append(try r.get(Wide1000x518.self))
+        leaves.append(try r.get(Wide1000x519.self))
+        leaves.append(try r.get(Wide1000x520.self))
+        leaves.append(try r.get(Wide1000x521.self))
+        leaves.append(try r.get(Wide1000x522.self))
+        leaves.append(try r.get(Wide1000x523.self))
+        leaves.append(try r.get(Wide1000x524.self))
+        leaves.append(try r.get(Wide1000x525.self))
+        leaves.append(try r.get(Wide1000x526.self))
+        leaves.append(try r.get(Wide1000x527.self))
+        leaves.append(try r.get(Wide1000x528.self))
+        leaves.append(try r.get(Wide1000x529.self))
+        leaves.append(try r.get(Wide1000x530.self))
+        leaves.append(try r.get(Wide1000x531.self))
+        leaves.append(try r.get(Wide1000x532.self))
+        leaves.append(try r.get(Wide1000x533.self))
+        leaves.append(try r.get(Wide1000x534.self))
+        leaves.append(try r.get(Wide1000x535.self))
+        leaves.append(try r.get(Wide1000x536.self))
+        leaves.append(try r.get(Wide1000x537.self))
+        leaves.append(try r.get(Wide1000x538.self))
+        leaves.append(try r.get(Wide1000x539.self))
+        leaves.append(try r.get(Wide1000x540.self))
+        leaves.append(try r.get(Wide1000x541.self))
+        leaves.append(try r.get(Wide1000x542.self))
+        leaves.append(try r.get(Wide1000x543.self))
+        leaves.append(try r.get(Wide1000x544.self))
+        leaves.append(try r.get(Wide1000x545.self))
+        leaves.append(try r.get(Wide1000x546.self))
+        leaves.append(try r.get(Wide1000x547.self))
+        leaves.append(try r.get(Wide1000x548.self))
+        leaves.append(try r.get(Wide1000x549.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart11(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x550.self))
+        leaves.append(try r.get(Wide1000x551.self))
+        leaves.append(try r.get(Wide1000x552.self))
+        leaves.append(try r.get(Wide1000x553.self))
+        leaves.append(try r.get(Wide1000x554.self))
+        leaves.append(try r.get(Wide1000x555.self))
+        leaves.append(try r.get(Wide1000x556.self))
+        leaves.append(try r.get(Wide1000x557.self))
+        leaves.append(try r.get(Wide1000x558.self))
+        leaves.append(try r.get(Wide1000x559.self))
+        leaves.append(try r.get(Wide1000x560.self))
+        leaves.append(try r.get(Wide1000x561.self))
+        leaves.append(try r.get(Wide1000x562.self))
+        leaves.append(try r.get(Wide1000x563.self))
+        leaves.append(try r.get(Wide1000x564.self))
+        leaves.append(try r.get(Wide1000x565.self))
+        leaves.append(try r.get(Wide1000x566.self))
+        leaves.append(try r.get(Wide1000x567.self))
+        leaves.append(try r.get(Wide1000x568.self))
+        leaves.append(try r.get(Wide1000x569.self))
+        leaves.append(try r.get(Wide1000x570.self))
+        leaves.append(try r.get(Wide1000x571.self))
+        leaves.append(try r.get(Wide1000x572.self))
+        leaves.append(try r.get(Wide1000x573.self))
+        leaves.append(try r.get(Wide1000x574.self))
+        leaves.append(try r.get(Wide1000x575.self))
+        leaves.append(try r.get(Wide1000x576.self))
+        leaves.append(try r.get(Wide1000x577.self))
+        leaves.append(try r.get(Wide1000x578.self))
+        leaves.append(try r.get(Wide1000x579.self))
+        leaves.append(try r.get(Wide1000x580.self))
+        leaves.append(try r.get(Wide1000x581.self))
+        leaves.append(try r.get(Wide1000x582.self))
+        leaves.append(try r.get(Wide1000x583.self))
+        leaves.append(try r.get(Wide1000x584.self))
+        leaves.append(try r.get(Wide1000x585.self))
+        leaves.append(try r.get(Wide1000x586.self))
+        leaves.append(try r.get(Wide1000x587.self))
+        leaves.append(try r.get(Wide1000x588.self))
+        leaves.append(try r.get(Wide1000x589.self))
+        leaves.append(try r.get(Wide1000x590.self))
+        leaves.append(try r.get(Wide1000x591.self))
+        leaves.append(try r.get(Wide1000x592.self))
+        leaves.append(try r.get(Wide1000x593.self))
+        leaves.append(try r.get(Wide1000x594.self))
+        leaves.append(try r.get(Wide1000x595.self))
+        leaves.append(try r.get(Wide1000x596.self))
+        leaves.append(try r.get(Wide1000x597.self))
+        leaves.append(try r.get(Wide1000x598.self))
+        leaves.append(try r.get(Wide1000x599.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart12(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x600.self))
+        leaves.append(try r.get(Wide1000x601.self))
+        leaves.append(try r.get(Wide1000x602.self))
+        leaves.append(try r.get(Wide1000x603.self))
+        leaves.append(try r.get(Wide1000x604.self))
+        leaves.append(try r.get(Wide1000x605.self))
+        leaves.append(try r.get(Wide1000x606.self))
+        leaves.append(try r.get(Wide1000x607.self))
+        leaves.append(try r.get(Wide1000x608.self))
+        leaves.append(try r.get(Wide1000x609.self))
+        leaves.append(try r.get(Wide1000x610.self))
+        leaves.append(try r.get(Wide1000x611.self))
+        leaves.append(try r.get(Wide1000x612.self))
+        leaves.append(try r.get(Wide1000x613.self))
+        leaves.append(try r.get(Wide1000x614.self))
+        leaves.append(try r.get(Wide1000x615.self))
+        leaves.append(try r.get(Wide1000x616.self))
+        leaves.append(try r.get(Wide1000x617.self))
+        leaves.append(try r.get(Wide1000x618.self))
+        leaves.append(try r.get(Wide1000x619.self))
+        leaves.append(try r.get(Wide1000x620.self))
+        leaves.append(try r.get(Wide1000x621.self))
+        leaves.append(try r.get(Wide1000x622.self))
+        leaves.append(try r.get(Wide1000x623.self))
+        leaves.append(try r.get(Wide1000x624.self))
+        leaves.append(try r.get(Wide1000x625.self))
+        leaves.append(try r.get(Wide1000x626.self))
+        leaves.append(try r.get(Wide1000x627.self))
+        leaves.append(try r.get(Wide1000x628.self))
+        leaves.append(try r.get(Wide1000x629.self))
+        leaves.append(try r.get(Wide1000x630.self))
+        leaves.append(try r.get(Wide1000x631.self))
+        leaves.append(try r.get(Wide1000x632.self))
+        leaves.append(try r.get(Wide1000x633.self))
+        leaves.append(try r.get(Wide1000x634.self))
+        leaves.append(try r.get(Wide1000x635.self))
+        leaves.append(try r.get(Wide1000x636.self))
+        leaves.append(try r.get(Wide1000x637.self))
+        leaves.append(try r.get(Wide1000x638.self))
+        leaves.append(try r.get(Wide1000x639.self))
+        leaves.append(try r.get(Wide1000x640.self))
+        leaves.append(try r.get(Wide1000x641.self))
+        leaves.append(try r.get(Wide1000x642.self))
+        leaves.append(try r.get(Wide1000x643.self))
+        leaves.append(try r.get(Wide1000x644.self))
+        leaves.append(try r.get(Wide1000x645.self))
+        leaves.append(try r.get(Wide1000x646.self))
+        leaves.append(try r.get(Wide1000x647.self))
+        leaves.append(try r.get(Wide1000x648.self))
+        leaves.append(try r.get(Wide1000x649.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart13(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x650.self))
+        leaves.append(try r.get(Wide1000x651.self))
+        leaves.append(try r.get(Wide1000x652.self))
+        leaves.append(try r.get(Wide1000x653.self))
+        leaves.append(try r.get(Wide1000x654.self))
+        leaves.append(try r.get(Wide1000x655.self))
+        leaves.append(try r.get(Wide1000x656.self))
+        leaves.append(try r.get(Wide1000x657.self))
+        leaves.append(try r.get(Wide1000x658.self))
+        leaves.append(try r.get(Wide1000x659.self))
+        leaves.append(try r.get(Wide1000x660.self))
+        leaves.append(try r.get(Wide1000x661.self))
+        leaves.append(try r.get(Wide1000x662.self))
+        leaves.append(try r.get(Wide1000x663.self))
+        leaves.append(try r.get(Wide1000x664.self))
+        leaves.append(try r.get(Wide1000x665.self))
+        leaves.append(try r.get(Wide1000x666.self))
+        leaves.append(try r.get(Wide1000x667.self))
+        leaves.append(try r.get(Wide1000x668.self))
+        leaves.append(try r.get(Wide1000x669.self))
+        leaves.append(try r.get(Wide1000x670.self))
+        leaves.append(try r.get(Wide1000x671.self))
+        leaves.append(try r.get(Wide1000x672.self))
+        leaves.append(try r.get(Wide1000x673.self))
+        leaves.append(try r.get(Wide1000x674.self))
+        leaves.append(try r.get(Wide1000x675.self))
+        leaves.append(try r.get(Wide1000x676.self))
+        leaves.append(try r.get(Wide1000x677.self))
+        leaves.append(try r.get(Wide1000x678.self))
+        leaves.append(try r.get(Wide1000x679.self))
+        leaves.append(try r.get(Wide1000x680.self))
+        leaves.append(try r.get(Wide1000x681.self))
+        leaves.append(try r.get(Wide1000x682.self))
+        leaves.append(try r.get(Wide1000x683.self))
+        leaves.append(try r.get(Wide1000x684.self))
+        leaves.append(try r.get(Wide1000x685.self))
+        leaves.append(try r.get(Wide1000x686.self))
+        leaves.append(try r.get(Wide1000x687.self))
+        leaves.append(try r.get(Wide1000x688.self))
+        leaves.append(try r.get(Wide1000x689.self))
+        leaves.append(try r.get(Wide1000x690.self))
+        leaves.append(try r.get(Wide1000x691.self))
+        leaves.append(try r.get(Wide1000x692.self))
+        leaves.append(try r.get(Wide1000x693.self))
+        leaves.append(try r.get(Wide1000x694.self))
+        leaves.append(try r.get(Wide1000x695.self))
+        leaves.append(try r.get(Wide1000x696.self))
+        leaves.append(try r.get(Wide1000x697.self))
+        leaves.append(try r.get(Wide1000x698.self))
+        leaves.append(try r.get(Wide1000x699.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart14(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x700.self))
+        leaves.append(try r.get(Wide1000x701.self))
+        leaves.append(try r.get(Wide1000x702.self))
+        leaves.append(try r.get(Wide1000x703.self))
+        leaves.append(try r.get(Wide1000x704.self))
+        leaves.append(try r.get(Wide1000x705.self))
+        leaves.append(try r.get(Wide1000x706.self))
+        leaves.append(try r.get(Wide1000x707.self))
+        leaves.append(try r.get(Wide1000x708.self))
+        leaves.append(try r.get(Wide1000x709.self))
+        leaves.append(try r.get(Wide1000x710.self))
+        leaves.append(try r.get(Wide1000x711.self))
+        leaves.append(try r.get(Wide1000x712.self))
+        leaves.append(try r.get(Wide1000x713.self))
+        leaves.append(try r.get(Wide1000x714.self))
+        leaves.append(try r.get(Wide1000x715.self))
+        leaves.append(try r.get(Wide1000x716.self))
+        leaves.append(try r.get(Wide1000x717.self))
+        leaves.append(try r.get(Wide1000x718.self))
+        leaves.append(try r.get(Wide1000x719.self))
+        leaves.append(try r.get(Wide1000x720.self))
+        leaves.append(try r.get(Wide1000x721.self))
+        leaves.append(try r.get(Wide1000x722.self))
+        leaves.append(try r.get(Wide1000x723.self))
+        leaves.append(try r.get(Wide1000x724.self))
+        leaves.append(try r.get(Wide1000x725.self))
+        leaves.append(try r.get(Wide1000x726.self))
+        leaves.append(try r.get(Wide1000x727.self))
+        leaves.append(try r.get(Wide1000x728.self))
+        leaves.append(try r.get(Wide1000x729.self))
+        leaves.append(try r.get(Wide1000x730.self))
+        leaves.append(try r.get(Wide1000x731.self))
+        leaves.append(try r.get(Wide1000x732.self))
+        leaves.append(try r.get(Wide1000x733.self))
+        leaves.append(try r.get(Wide1000x734.self))
+        leaves.append(try r.get(Wide1000x735.self))
+        leaves.append(try r.get(Wide1000x736.self))
+        leaves.append(try r.get(Wide1000x737.self))
+        leaves.append(try r.get(Wide1000x738.self))
+        leaves.append(try r.get(Wide1000x739.self))
+        leaves.append(try r.get(Wide1000x740.self))
+        leaves.append(try r.get(Wide1000x741.self))
+        leaves.append(try r.get(Wide1000x742.self))
+        leaves.append(try r.get(Wide1000x743.self))
+        leaves.append(try r.get(Wide1000x744.self))
+        leaves.append(try r.get(Wide1000x745.self))
+        leaves.append(try r.get(Wide1000x746.self))
+        leaves.append(try r.get(Wide1000x747.self))
+        leaves.append(try r.get(Wide1000x748.self))
+        leaves.append(try r.get(Wide1000x749.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart15(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x750.self))
+        leaves.append(try r.get(Wide1000x751.self))
+        leaves.append(try r.get(Wide1000x752.self))
+        leaves.append(try r.get(Wide1000x753.self))
+        leaves.append(try r.get(Wide1000x754.self))
+        leaves.append(try r.get(Wide1000x755.self))
+        leaves.append(try r.get(Wide1000x756.self))
+        leaves.append(try r.get(Wide1000x757.self))
+        leaves.append(try r.get(Wide1000x758.self))
+        leaves.append(try r.get(Wide1000x759.self))
+        leaves.append(try r.get(Wide1000x760.self))
+        leaves.append(try r.get(Wide1000x761.self))
+        leaves.append(try r.get(Wide1000x762.self))
+        leaves.append(try r.get(Wide1000x763.self))
+        leaves.append(try r.get(Wide1000x764.self))
+        leaves.append(try r.get(Wide1000x765.self))
+        leaves.append(try r.get(Wide1000x766.self))
+        leaves.append(try r.get(Wide1000x767.self))
+        leaves.append(try r.get(Wide1000x768.self))
+        leaves.append(try r.get(Wide1000x769.self))
+        leaves.append(try r.get(Wide1000x770.self))
+        leaves.append(try r.get(Wide1000x771.self))
+        leaves.append(try r.get(Wide1000x772.self))
+        leaves.append(try r.get(Wide1000x773.self))
+        leaves.append(try r.get(Wide1000x774.self))
+        leaves.append(try r.get(Wide1000x775.self))
+        leaves.append(try r.get(Wide1000x776.self))
+        leaves.append(try r.get(Wide1000x777.self))
+        leaves.append(try r.get(Wide1000x778.self))
+        leaves.append(try r.get(Wide1000x779.self))
+        leaves.append(try r.get(Wide1000x780.self))
+        leaves.append(try r.get(Wide1000x781.self))
+        leaves.append(try r.get(Wide1000x782.self))
+        leaves.append(try r.get(Wide1000x783.self))
+        leaves.append(try r.get(Wide1000x784.self))
+        leaves.append(try r.get(Wide1000x785.self))
+        leaves.append(try r.get(Wide1000x786.self))
+        leaves.append(try r.get(Wide1000x787.self))
+        leaves.append(try r.get(Wide1000x788.self))
+        leaves.append(try r.get(Wide1000x789.self))
+        leaves.append(try r.get(Wide1000x790.self))
+        leaves.append(try r.get(Wide1000x791.self))
+        leaves.append(try r.get(Wide1000x792.self))
+        leaves.append(try r.get(Wide1000x793.self))
+        leaves.append(try r.get(Wide1000x794.self))
+        leaves.append(try r.get(Wide1000x795.self))
+        leaves.append(try r.get(Wide1000x796.self))
+        leaves.append(try r.get(Wide1000x797.self))
+        leaves.append(try r.get(Wide1000x798.self))
+        leaves.append(try r.get(Wide1000x799.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart16(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x800.self))
+        leaves.append(try r.get(Wide1000x801.self))
+        leaves.append(try r.get(Wide1000x802.self))
+        leaves.append(try r.get(Wide1000x803.self))
+        leaves.append(try r.get(Wide1000x804.self))
+        leaves.append(try r.get(Wide1000x805.self))
+        leaves.append(try r.get(Wide1000x806.self))
+        leaves.append(try r.get(Wide1000x807.self))
+        leaves.append(try r.get(Wide1000x808.self))
+        leaves.append(try r.get(Wide1000x809.self))
+        leaves.append(try r.get(Wide1000x810.self))
+        leaves.append(try r.get(Wide1000x811.self))
+        leaves.append(try r.get(Wide1000x812.self))
+        leaves.append(try r.get(Wide1000x813.self))
+        leaves.append(try r.get(Wide1000x814.self))
+        leaves.append(try r.get(Wide1000x815.self))
+        leaves.append(try r.get(Wide1000x816.self))
+        leaves.append(try r.get(Wide1000x817.self))
+        leaves.append(try r.get(Wide1000x818.self))
+        leaves.append(try r.get(Wide1000x819.self))
+        leaves.append(try r.get(Wide1000x820.self))
+        leaves.append(try r.get(Wide1000x821.self))
+        leaves.append(try r.get(Wide1000x822.self))
+        leaves.append(try r.get(Wide1000x823.self))
+        leaves.append(try r.get(Wide1000x824.self))
+        leaves.append(try r.get(Wide1000x825.self))
+        leaves.append(try r.get(Wide1000x826.self))
+        leaves.append(try r.get(Wide1000x827.self))
+        leaves.append(try r.get(Wide1000x828.self))
+        leaves.append(try r.get(Wide1000x829.self))
+        leaves.append(try r.get(Wide1000x830.self))
+        leaves.append(try r.get(Wide1000x831.self))
+        leaves.append(try r.get(Wide1000x832.self))
+        leaves.append(try r.get(Wide1000x833.self))
+        leaves.append(try r.get(Wide1000x834.self))
+        leaves.append(try r.get(Wide1000x835.self))
+        leaves.append(try r.get(Wide1000x836.self))
+        leaves.append(try r.get(Wide1000x837.self))
+        leaves.append(try r.get(Wide1000x838.self))
+        leaves.append(try r.get(Wide1000x839.self))
+        leaves.append(try r.get(Wide1000x840.self))
+        leaves.append(try r.get(Wide1000x841.self))
+        leaves.append(try r.get(Wide1000x842.self))
+        leaves.append(try r.get(Wide1000x843.self))
+        leaves.append(try r.get(Wide1000x844.self))
+        leaves.append(try r.get(Wide1000x845.self))
+        leaves.append(try r.get(Wide1000x846.self))
+        leaves.append(try r.get(Wide1000x847.self))
+        leaves.append(try r.get(Wide1000x848.self))
+        leaves.append(try r.get(Wide1000x849.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart17(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x850.self))
+        leaves.append(try r.get(Wide1000x851.self))
+        leaves.append(try r.get(Wide1000x852.self))
+        leaves.append(try r.get(Wide1000x853.self))
+        leaves.append(try r.get(Wide1000x854.self))
+        leaves.append(try r.get(Wide1000x855.self))
+        leaves.append(try r.get(Wide1000x856.self))
+        leaves.append(try r.get(Wide1000x857.self))
+        leaves.append(try r.get(Wide1000x858.self))
+        leaves.append(try r.get(Wide1000x859.self))
+        leaves.append(try r.get(Wide1000x860.self))
+        leaves.append(try r.get(Wide1000x861.self))
+        leaves.append(try r.get(Wide1000x862.self))
+        leaves.append(try r.get(Wide1000x863.self))
+        leaves.append(try r.get(Wide1000x864.self))
+        leaves.append(try r.get(Wide1000x865.self))
+        leaves.append(try r.get(Wide1000x866.self))
+        leaves.append(try r.get(Wide1000x867.self))
+        leaves.append(try r.get(Wide1000x868.self))
+        leaves.append(try r.get(Wide1000x869.self))
+        leaves.append(try r.get(Wide1000x870.self))
+        leaves.append(try r.get(Wide1000x871.self))
+        leaves.append(try r.get(Wide1000x872.self))
+        leaves.append(try r.get(Wide1000x873.self))
+        leaves.append(try r.get(Wide1000x874.self))
+        leaves.append(try r.get(Wide1000x875.self))
+        leaves.append(try r.get(Wide1000x876.self))
+        leaves.append(try r.get(Wide1000x877.self))
+        leaves.append(try r.get(Wide1000x878.self))
+        leaves.append(try r.get(Wide1000x879.self))
+        leaves.append(try r.get(Wide1000x880.self))
+        leaves.append(try r.get(Wide1000x881.self))
+        leaves.append(try r.get(Wide1000x882.self))
+        leaves.append(try r.get(Wide1000x883.self))
+        leaves.append(try r.get(Wide1000x884.self))
+        leaves.append(try r.get(Wide1000x885.self))
+        leaves.append(try r.get(Wide1000x886.self))
+        leaves.append(try r.get(Wide1000x887.self))
+        leaves.append(try r.get(Wide1000x888.self))
+        leaves.append(try r.get(Wide1000x889.self))
+        leaves.append(try r.get(Wide1000x890.self))
+        leaves.append(try r.get(Wide1000x891.self))
+        leaves.append(try r.get(Wide1000x892.self))
+        leaves.append(try r.get(Wide1000x893.self))
+        leaves.append(try r.get(Wide1000x894.self))
+        leaves.append(try r.get(Wide1000x895.self))
+        leaves.append(try r.get(Wide1000x896.self))
+        leaves.append(try r.get(Wide1000x897.self))
+        leaves.append(try r.get(Wide1000x898.self))
+        leaves.append(try r.get(Wide1000x899.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart18(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x900.self))
+        leaves.append(try r.get(Wide1000x901.self))
+        leaves.append(try r.get(Wide1000x902.self))
+        leaves.append(try r.get(Wide1000x903.self))
+        leaves.append(try r.get(Wide1000x904.self))
+        leaves.append(try r.get(Wide1000x905.self))
+        leaves.append(try r.get(Wide1000x906.self))
+        leaves.append(try r.get(Wide1000x907.self))
+        leaves.append(try r.get(Wide1000x908.self))
+        leaves.append(try r.get(Wide1000x909.self))
+        leaves.append(try r.get(Wide1000x910.self))
+        leaves.append(try r.get(Wide1000x911.self))
+        leaves.append(try r.get(Wide1000x912.self))
+        leaves.append(try r.get(Wide1000x913.self))
+        leaves.append(try r.get(Wide1000x914.self))
+        leaves.append(try r.get(Wide1000x915.self))
+        leaves.append(try r.get(Wide1000x916.self))
+        leaves.append(try r.get(Wide1000x917.self))
+        leaves.append(try r.get(Wide1000x918.self))
+        leaves.append(try r.get(Wide1000x919.self))
+        leaves.append(try r.get(Wide1000x920.self))
+        leaves.append(try r.get(Wide1000x921.self))
+        leaves.append(try r.get(Wide1000x922.self))
+        leaves.append(try r.get(Wide1000x923.self))
+        leaves.append(try r.get(Wide1000x924.self))
+        leaves.append(try r.get(Wide1000x925.self))
+        leaves.append(try r.get(Wide1000x926.self))
+        leaves.append(try r.get(Wide1000x927.self))
+        leaves.append(try r.get(Wide1000x928.self))
+        leaves.append(try r.get(Wide1000x929.self))
+        leaves.append(try r.get(Wide1000x930.self))
+        leaves.append(try r.get(Wide1000x931.self))
+        leaves.append(try r.get(Wide1000x932.self))
+        leaves.append(try r.get(Wide1000x933.self))
+        leaves.append(try r.get(Wide1000x934.self))
+        leaves.append(try r.get(Wide1000x935.self))
+        leaves.append(try r.get(Wide1000x936.self))
+        leaves.append(try r.get(Wide1000x937.self))
+        leaves.append(try r.get(Wide1000x938.self))
+        leaves.append(try r.get(Wide1000x939.self))
+        leaves.append(try r.get(Wide1000x940.self))
+        leaves.append(try r.get(Wide1000x941.self))
+        leaves.append(try r.get(Wide1000x942.self))
+        leaves.append(try r.get(Wide1000x943.self))
+        leaves.append(try r.get(Wide1000x944.self))
+        leaves.append(try r.get(Wide1000x945.self))
+        leaves.append(try r.get(Wide1000x946.self))
+        leaves.append(try r.get(Wide1000x947.self))
+        leaves.append(try r.get(Wide1000x948.self))
+        leaves.append(try r.get(Wide1000x949.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart19(_ r: Provision.Resolver, _ leaves: inout [AnyObject]) throws
+    {
+        leaves.append(try r.get(Wide1000x950.self))
+        leaves.append(try r.get(Wide1000x951.self))
+        leaves.append(try r.get(Wide1000x952.self))
+        leaves.append(try r.get(Wide1000x953.self))
+        leaves.append(try r.get(Wide1000x954.self))
+        leaves.append(try r.get(Wide1000x955.self))
+        leaves.append(try r.get(Wide1000x956.self))
+        leaves.append(try r.get(Wide1000x957.self))
+        leaves.append(try r.get(Wide1000x958.self))
+        leaves.append(try r.get(Wide1000x959.self))
+        leaves.append(try r.get(Wide1000x960.self))
+        leaves.append(try r.get(Wide1000x961.self))
+        leaves.append(try r.get(Wide1000x962.self))
+        leaves.append(try r.get(Wide1000x963.self))
+        leaves.append(try r.get(Wide1000x964.self))
+        leaves.append(try r.get(Wide1000x965.self))
+        leaves.append(try r.get(Wide1000x966.self))
+        leaves.append(try r.get(Wide1000x967.self))
+        leaves.append(try r.get(Wide1000x968.self))
+        leaves.append(try r.get(Wide1000x969.self))
+        leaves.append(try r.get(Wide1000x970.self))
+        leaves.append(try r.get(Wide1000x971.self))
+        leaves.append(try r.get(Wide1000x972.self))
+        leaves.append(try r.get(Wide1000x973.self))
+        leaves.append(try r.get(Wide1000x974.self))
+        leaves.append(try r.get(Wide1000x975.self))
+        leaves.append(try r.get(Wide1000x976.self))
+        leaves.append(try r.get(Wide1000x977.self))
+        leaves.append(try r.get(Wide1000x978.self))
+        leaves.append(try r.get(Wide1000x979.self))
+        leaves.append(try r.get(Wide1000x980.self))
+        leaves.append(try r.get(Wide1000x981.self))
+        leaves.append(try r.get(Wide1000x982.self))
+        leaves.append(try r.get(Wide1000x983.self))
+        leaves.append(try r.get(Wide1000x984.self))
+        leaves.append(try r.get(Wide1000x985.self))
+        leaves.append(try r.get(Wide1000x986.self))
+        leaves.append(try r.get(Wide1000x987.self))
+        leaves.append(try r.get(Wide1000x988.self))
+        leaves.append(try r.get(Wide1000x989.self))
+        leaves.append(try r.get(Wide1000x990.self))
+        leaves.append(try r.get(Wide1000x991.self))
+        leaves.append(try r.get(Wide1000x992.self))
+        leaves.append(try r.get(Wide1000x993.self))
+        leaves.append(try r.get(Wide1000x994.self))
+        leaves.append(try r.get(Wide1000x995.self))
+        leaves.append(try r.get(Wide1000x996.self))
+        leaves.append(try r.get(Wide1000x997.self))
+        leaves.append(try r.get(Wide1000x998.self))
+        leaves.append(try r.get(Wide1000x999.self))
     }
 
     static func registerLeaves(_ container: Container, named name: String? = nil) {
+        registerLeavesPart0(container, name)
+        registerLeavesPart1(container, name)
+        registerLeavesPart2(container, name)
+        registerLeavesPart3(container, name)
+        registerLeavesPart4(container, name)
+        registerLeavesPart5(container, name)
+        registerLeavesPart6(container, name)
+        registerLeavesPart7(container, name)
+        registerLeavesPart8(container, name)
+        registerLeavesPart9(container, name)
+        registerLeavesPart10(container, name)
+        registerLeavesPart11(container, name)
+        registerLeavesPart12(container, name)
+        registerLeavesPart13(container, name)
+        registerLeavesPart14(container, name)
+        registerLeavesPart15(container, name)
+        registerLeavesPart16(container, name)
+        registerLeavesPart17(container, name)
+        registerLeavesPart18(container, name)
+        registerLeavesPart19(container, name)
+    }
+
+    @inline(never) private static func registerLeavesPart0(_ container: Container, _ name: String?) {
         container.register(Wide1000x0.self, name: name) { _ in Wide1000x0() }.inObjectScope(.transient)
         container.register(Wide1000x1.self, name: name) { _ in Wide1000x1() }.inObjectScope(.transient)
         container.register(Wide1000x2.self, name: name) { _ in Wide1000x2() }.inObjectScope(.transient)
@@ -3064,6 +3258,9 @@ enum Wide1000 {
         container.register(Wide1000x47.self, name: name) { _ in Wide1000x47() }.inObjectScope(.transient)
         container.register(Wide1000x48.self, name: name) { _ in Wide1000x48() }.inObjectScope(.transient)
         container.register(Wide1000x49.self, name: name) { _ in Wide1000x49() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart1(_ container: Container, _ name: String?) {
         container.register(Wide1000x50.self, name: name) { _ in Wide1000x50() }.inObjectScope(.transient)
         container.register(Wide1000x51.self, name: name) { _ in Wide1000x51() }.inObjectScope(.transient)
         container.register(Wide1000x52.self, name: name) { _ in Wide1000x52() }.inObjectScope(.transient)
@@ -3114,6 +3311,9 @@ enum Wide1000 {
         container.register(Wide1000x97.self, name: name) { _ in Wide1000x97() }.inObjectScope(.transient)
         container.register(Wide1000x98.self, name: name) { _ in Wide1000x98() }.inObjectScope(.transient)
         container.register(Wide1000x99.self, name: name) { _ in Wide1000x99() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart2(_ container: Container, _ name: String?) {
         container.register(Wide1000x100.self, name: name) { _ in Wide1000x100() }.inObjectScope(.transient)
         container.register(Wide1000x101.self, name: name) { _ in Wide1000x101() }.inObjectScope(.transient)
         container.register(Wide1000x102.self, name: name) { _ in Wide1000x102() }.inObjectScope(.transient)
@@ -3164,6 +3364,9 @@ enum Wide1000 {
         container.register(Wide1000x147.self, name: name) { _ in Wide1000x147() }.inObjectScope(.transient)
         container.register(Wide1000x148.self, name: name) { _ in Wide1000x148() }.inObjectScope(.transient)
         container.register(Wide1000x149.self, name: name) { _ in Wide1000x149() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart3(_ container: Container, _ name: String?) {
         container.register(Wide1000x150.self, name: name) { _ in Wide1000x150() }.inObjectScope(.transient)
         container.register(Wide1000x151.self, name: name) { _ in Wide1000x151() }.inObjectScope(.transient)
         container.register(Wide1000x152.self, name: name) { _ in Wide1000x152() }.inObjectScope(.transient)
@@ -3214,6 +3417,9 @@ enum Wide1000 {
         container.register(Wide1000x197.self, name: name) { _ in Wide1000x197() }.inObjectScope(.transient)
         container.register(Wide1000x198.self, name: name) { _ in Wide1000x198() }.inObjectScope(.transient)
         container.register(Wide1000x199.self, name: name) { _ in Wide1000x199() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart4(_ container: Container, _ name: String?) {
         container.register(Wide1000x200.self, name: name) { _ in Wide1000x200() }.inObjectScope(.transient)
         container.register(Wide1000x201.self, name: name) { _ in Wide1000x201() }.inObjectScope(.transient)
         container.register(Wide1000x202.self, name: name) { _ in Wide1000x202() }.inObjectScope(.transient)
@@ -3264,6 +3470,9 @@ enum Wide1000 {
         container.register(Wide1000x247.self, name: name) { _ in Wide1000x247() }.inObjectScope(.transient)
         container.register(Wide1000x248.self, name: name) { _ in Wide1000x248() }.inObjectScope(.transient)
         container.register(Wide1000x249.self, name: name) { _ in Wide1000x249() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart5(_ container: Container, _ name: String?) {
         container.register(Wide1000x250.self, name: name) { _ in Wide1000x250() }.inObjectScope(.transient)
         container.register(Wide1000x251.self, name: name) { _ in Wide1000x251() }.inObjectScope(.transient)
         container.register(Wide1000x252.self, name: name) { _ in Wide1000x252() }.inObjectScope(.transient)
@@ -3314,6 +3523,9 @@ enum Wide1000 {
         container.register(Wide1000x297.self, name: name) { _ in Wide1000x297() }.inObjectScope(.transient)
         container.register(Wide1000x298.self, name: name) { _ in Wide1000x298() }.inObjectScope(.transient)
         container.register(Wide1000x299.self, name: name) { _ in Wide1000x299() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart6(_ container: Container, _ name: String?) {
         container.register(Wide1000x300.self, name: name) { _ in Wide1000x300() }.inObjectScope(.transient)
         container.register(Wide1000x301.self, name: name) { _ in Wide1000x301() }.inObjectScope(.transient)
         container.register(Wide1000x302.self, name: name) { _ in Wide1000x302() }.inObjectScope(.transient)
@@ -3364,6 +3576,9 @@ enum Wide1000 {
         container.register(Wide1000x347.self, name: name) { _ in Wide1000x347() }.inObjectScope(.transient)
         container.register(Wide1000x348.self, name: name) { _ in Wide1000x348() }.inObjectScope(.transient)
         container.register(Wide1000x349.self, name: name) { _ in Wide1000x349() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart7(_ container: Container, _ name: String?) {
         container.register(Wide1000x350.self, name: name) { _ in Wide1000x350() }.inObjectScope(.transient)
         container.register(Wide1000x351.self, name: name) { _ in Wide1000x351() }.inObjectScope(.transient)
         container.register(Wide1000x352.self, name: name) { _ in Wide1000x352() }.inObjectScope(.transient)
@@ -3414,6 +3629,9 @@ enum Wide1000 {
         container.register(Wide1000x397.self, name: name) { _ in Wide1000x397() }.inObjectScope(.transient)
         container.register(Wide1000x398.self, name: name) { _ in Wide1000x398() }.inObjectScope(.transient)
         container.register(Wide1000x399.self, name: name) { _ in Wide1000x399() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart8(_ container: Container, _ name: String?) {
         container.register(Wide1000x400.self, name: name) { _ in Wide1000x400() }.inObjectScope(.transient)
         container.register(Wide1000x401.self, name: name) { _ in Wide1000x401() }.inObjectScope(.transient)
         container.register(Wide1000x402.self, name: name) { _ in Wide1000x402() }.inObjectScope(.transient)
@@ -3464,6 +3682,9 @@ enum Wide1000 {
         container.register(Wide1000x447.self, name: name) { _ in Wide1000x447() }.inObjectScope(.transient)
         container.register(Wide1000x448.self, name: name) { _ in Wide1000x448() }.inObjectScope(.transient)
         container.register(Wide1000x449.self, name: name) { _ in Wide1000x449() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart9(_ container: Container, _ name: String?) {
         container.register(Wide1000x450.self, name: name) { _ in Wide1000x450() }.inObjectScope(.transient)
         container.register(Wide1000x451.self, name: name) { _ in Wide1000x451() }.inObjectScope(.transient)
         container.register(Wide1000x452.self, name: name) { _ in Wide1000x452() }.inObjectScope(.transient)
@@ -3514,6 +3735,9 @@ enum Wide1000 {
         container.register(Wide1000x497.self, name: name) { _ in Wide1000x497() }.inObjectScope(.transient)
         container.register(Wide1000x498.self, name: name) { _ in Wide1000x498() }.inObjectScope(.transient)
         container.register(Wide1000x499.self, name: name) { _ in Wide1000x499() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart10(_ container: Container, _ name: String?) {
         container.register(Wide1000x500.self, name: name) { _ in Wide1000x500() }.inObjectScope(.transient)
         container.register(Wide1000x501.self, name: name) { _ in Wide1000x501() }.inObjectScope(.transient)
         container.register(Wide1000x502.self, name: name) { _ in Wide1000x502() }.inObjectScope(.transient)
@@ -3564,6 +3788,9 @@ enum Wide1000 {
         container.register(Wide1000x547.self, name: name) { _ in Wide1000x547() }.inObjectScope(.transient)
         container.register(Wide1000x548.self, name: name) { _ in Wide1000x548() }.inObjectScope(.transient)
         container.register(Wide1000x549.self, name: name) { _ in Wide1000x549() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart11(_ container: Container, _ name: String?) {
         container.register(Wide1000x550.self, name: name) { _ in Wide1000x550() }.inObjectScope(.transient)
         container.register(Wide1000x551.self, name: name) { _ in Wide1000x551() }.inObjectScope(.transient)
         container.register(Wide1000x552.self, name: name) { _ in Wide1000x552() }.inObjectScope(.transient)
@@ -3614,6 +3841,9 @@ enum Wide1000 {
         container.register(Wide1000x597.self, name: name) { _ in Wide1000x597() }.inObjectScope(.transient)
         container.register(Wide1000x598.self, name: name) { _ in Wide1000x598() }.inObjectScope(.transient)
         container.register(Wide1000x599.self, name: name) { _ in Wide1000x599() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart12(_ container: Container, _ name: String?) {
         container.register(Wide1000x600.self, name: name) { _ in Wide1000x600() }.inObjectScope(.transient)
         container.register(Wide1000x601.self, name: name) { _ in Wide1000x601() }.inObjectScope(.transient)
         container.register(Wide1000x602.self, name: name) { _ in Wide1000x602() }.inObjectScope(.transient)
@@ -3664,6 +3894,9 @@ enum Wide1000 {
         container.register(Wide1000x647.self, name: name) { _ in Wide1000x647() }.inObjectScope(.transient)
         container.register(Wide1000x648.self, name: name) { _ in Wide1000x648() }.inObjectScope(.transient)
         container.register(Wide1000x649.self, name: name) { _ in Wide1000x649() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart13(_ container: Container, _ name: String?) {
         container.register(Wide1000x650.self, name: name) { _ in Wide1000x650() }.inObjectScope(.transient)
         container.register(Wide1000x651.self, name: name) { _ in Wide1000x651() }.inObjectScope(.transient)
         container.register(Wide1000x652.self, name: name) { _ in Wide1000x652() }.inObjectScope(.transient)
@@ -3714,6 +3947,9 @@ enum Wide1000 {
         container.register(Wide1000x697.self, name: name) { _ in Wide1000x697() }.inObjectScope(.transient)
         container.register(Wide1000x698.self, name: name) { _ in Wide1000x698() }.inObjectScope(.transient)
         container.register(Wide1000x699.self, name: name) { _ in Wide1000x699() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart14(_ container: Container, _ name: String?) {
         container.register(Wide1000x700.self, name: name) { _ in Wide1000x700() }.inObjectScope(.transient)
         container.register(Wide1000x701.self, name: name) { _ in Wide1000x701() }.inObjectScope(.transient)
         container.register(Wide1000x702.self, name: name) { _ in Wide1000x702() }.inObjectScope(.transient)
@@ -3764,6 +4000,9 @@ enum Wide1000 {
         container.register(Wide1000x747.self, name: name) { _ in Wide1000x747() }.inObjectScope(.transient)
         container.register(Wide1000x748.self, name: name) { _ in Wide1000x748() }.inObjectScope(.transient)
         container.register(Wide1000x749.self, name: name) { _ in Wide1000x749() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart15(_ container: Container, _ name: String?) {
         container.register(Wide1000x750.self, name: name) { _ in Wide1000x750() }.inObjectScope(.transient)
         container.register(Wide1000x751.self, name: name) { _ in Wide1000x751() }.inObjectScope(.transient)
         container.register(Wide1000x752.self, name: name) { _ in Wide1000x752() }.inObjectScope(.transient)
@@ -3814,6 +4053,9 @@ enum Wide1000 {
         container.register(Wide1000x797.self, name: name) { _ in Wide1000x797() }.inObjectScope(.transient)
         container.register(Wide1000x798.self, name: name) { _ in Wide1000x798() }.inObjectScope(.transient)
         container.register(Wide1000x799.self, name: name) { _ in Wide1000x799() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart16(_ container: Container, _ name: String?) {
         container.register(Wide1000x800.self, name: name) { _ in Wide1000x800() }.inObjectScope(.transient)
         container.register(Wide1000x801.self, name: name) { _ in Wide1000x801() }.inObjectScope(.transient)
         container.register(Wide1000x802.self, name: name) { _ in Wide1000x802() }.inObjectScope(.transient)
@@ -3864,6 +4106,9 @@ enum Wide1000 {
         container.register(Wide1000x847.self, name: name) { _ in Wide1000x847() }.inObjectScope(.transient)
         container.register(Wide1000x848.self, name: name) { _ in Wide1000x848() }.inObjectScope(.transient)
         container.register(Wide1000x849.self, name: name) { _ in Wide1000x849() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart17(_ container: Container, _ name: String?) {
         container.register(Wide1000x850.self, name: name) { _ in Wide1000x850() }.inObjectScope(.transient)
         container.register(Wide1000x851.self, name: name) { _ in Wide1000x851() }.inObjectScope(.transient)
         container.register(Wide1000x852.self, name: name) { _ in Wide1000x852() }.inObjectScope(.transient)
@@ -3914,6 +4159,9 @@ enum Wide1000 {
         container.register(Wide1000x897.self, name: name) { _ in Wide1000x897() }.inObjectScope(.transient)
         container.register(Wide1000x898.self, name: name) { _ in Wide1000x898() }.inObjectScope(.transient)
         container.register(Wide1000x899.self, name: name) { _ in Wide1000x899() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart18(_ container: Container, _ name: String?) {
         container.register(Wide1000x900.self, name: name) { _ in Wide1000x900() }.inObjectScope(.transient)
         container.register(Wide1000x901.self, name: name) { _ in Wide1000x901() }.inObjectScope(.transient)
         container.register(Wide1000x902.self, name: name) { _ in Wide1000x902() }.inObjectScope(.transient)
@@ -3964,6 +4212,9 @@ enum Wide1000 {
         container.register(Wide1000x947.self, name: name) { _ in Wide1000x947() }.inObjectScope(.transient)
         container.register(Wide1000x948.self, name: name) { _ in Wide1000x948() }.inObjectScope(.transient)
         container.register(Wide1000x949.self, name: name) { _ in Wide1000x949() }.inObjectScope(.transient)
+    }
+
+    @inline(never) private static func registerLeavesPart19(_ container: Container, _ name: String?) {
         container.register(Wide1000x950.self, name: name) { _ in Wide1000x950() }.inObjectScope(.transient)
         container.register(Wide1000x951.self, name: name) { _ in Wide1000x951() }.inObjectScope(.transient)
         container.register(Wide1000x952.self, name: name) { _ in Wide1000x952() }.inObjectScope(.transient)
@@ -4016,8 +4267,1117 @@ enum Wide1000 {
         container.register(Wide1000x999.self, name: name) { _ in Wide1000x999() }.inObjectScope(.transient)
     }
 
+    static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(1000)
+        resolveLeavesPart0(r, &leaves)
+        resolveLeavesPart1(r, &leaves)
+        resolveLeavesPart2(r, &leaves)
+        resolveLeavesPart3(r, &leaves)
+        resolveLeavesPart4(r, &leaves)
+        resolveLeavesPart5(r, &leaves)
+        resolveLeavesPart6(r, &leaves)
+        resolveLeavesPart7(r, &leaves)
+        resolveLeavesPart8(r, &leaves)
+        resolveLeavesPart9(r, &leaves)
+        resolveLeavesPart10(r, &leaves)
+        resolveLeavesPart11(r, &leaves)
+        resolveLeavesPart12(r, &leaves)
+        resolveLeavesPart13(r, &leaves)
+        resolveLeavesPart14(r, &leaves)
+        resolveLeavesPart15(r, &leaves)
+        resolveLeavesPart16(r, &leaves)
+        resolveLeavesPart17(r, &leaves)
+        resolveLeavesPart18(r, &leaves)
+        resolveLeavesPart19(r, &leaves)
+        return leaves
+    }
+
+    @inline(never) private static func resolveLeavesPart0(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x0.self))
+        leaves.append(resolved(r, Wide1000x1.self))
+        leaves.append(resolved(r, Wide1000x2.self))
+        leaves.append(resolved(r, Wide1000x3.self))
+        leaves.append(resolved(r, Wide1000x4.self))
+        leaves.append(resolved(r, Wide1000x5.self))
+        leaves.append(resolved(r, Wide1000x6.self))
+        leaves.append(resolved(r, Wide1000x7.self))
+        leaves.append(resolved(r, Wide1000x8.self))
+        leaves.append(resolved(r, Wide1000x9.self))
+        leaves.append(resolved(r, Wide1000x10.self))
+        leaves.append(resolved(r, Wide1000x11.self))
+        leaves.append(resolved(r, Wide1000x12.self))
+        leaves.append(resolved(r, Wide1000x13.self))
+        leaves.append(resolved(r, Wide1000x14.self))
+        leaves.append(resolved(r, Wide1000x15.self))
+        leaves.append(resolved(r, Wide1000x16.self))
+        leaves.append(resolved(r, Wide1000x17.self))
+        leaves.append(resolved(r, Wide1000x18.self))
+        leaves.append(resolved(r, Wide1000x19.self))
+        leaves.append(resolved(r, Wide1000x20.self))
+        leaves.append(resolved(r, Wide1000x21.self))
+        leaves.append(resolved(r, Wide1000x22.self))
+        leaves.append(resolved(r, Wide1000x23.self))
+        leaves.append(resolved(r, Wide1000x24.self))
+        leaves.append(resolved(r, Wide1000x25.self))
+        leaves.append(resolved(r, Wide1000x26.self))
+        leaves.append(resolved(r, Wide1000x27.self))
+        leaves.append(resolved(r, Wide1000x28.self))
+        leaves.append(resolved(r, Wide1000x29.self))
+        leaves.append(resolved(r, Wide1000x30.self))
+        leaves.append(resolved(r, Wide1000x31.self))
+        leaves.append(resolved(r, Wide1000x32.self))
+        leaves.append(resolved(r, Wide1000x33.self))
+        leaves.append(resolved(r, Wide1000x34.self))
+        leaves.append(resolved(r, Wide1000x35.self))
+        leaves.append(resolved(r, Wide1000x36.self))
+        leaves.append(resolved(r, Wide1000x37.self))
+        leaves.append(resolved(r, Wide1000x38.self))
+        leaves.append(resolved(r, Wide1000x39.self))
+        leaves.append(resolved(r, Wide1000x40.self))
+        leaves.append(resolved(r, Wide1000x41.self))
+        leaves.append(resolved(r, Wide1000x42.self))
+        leaves.append(resolved(r, Wide1000x43.self))
+        leaves.append(resolved(r, Wide1000x44.self))
+        leaves.append(resolved(r, Wide1000x45.self))
+        leaves.append(resolved(r, Wide1000x46.self))
+        leaves.append(resolved(r, Wide1000x47.self))
+        leaves.append(resolved(r, Wide1000x48.self))
+        leaves.append(resolved(r, Wide1000x49.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart1(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x50.self))
+        leaves.append(resolved(r, Wide1000x51.self))
+        leaves.append(resolved(r, Wide1000x52.self))
+        leaves.append(resolved(r, Wide1000x53.self))
+        leaves.append(resolved(r, Wide1000x54.self))
+        leaves.append(resolved(r, Wide1000x55.self))
+        leaves.append(resolved(r, Wide1000x56.self))
+        leaves.append(resolved(r, Wide1000x57.self))
+        leaves.append(resolved(r, Wide1000x58.self))
+        leaves.append(resolved(r, Wide1000x59.self))
+        leaves.append(resolved(r, Wide1000x60.self))
+        leaves.append(resolved(r, Wide1000x61.self))
+        leaves.append(resolved(r, Wide1000x62.self))
+        leaves.append(resolved(r, Wide1000x63.self))
+        leaves.append(resolved(r, Wide1000x64.self))
+        leaves.append(resolved(r, Wide1000x65.self))
+        leaves.append(resolved(r, Wide1000x66.self))
+        leaves.append(resolved(r, Wide1000x67.self))
+        leaves.append(resolved(r, Wide1000x68.self))
+        leaves.append(resolved(r, Wide1000x69.self))
+        leaves.append(resolved(r, Wide1000x70.self))
+        leaves.append(resolved(r, Wide1000x71.self))
+        leaves.append(resolved(r, Wide1000x72.self))
+        leaves.append(resolved(r, Wide1000x73.self))
+        leaves.append(resolved(r, Wide1000x74.self))
+        leaves.append(resolved(r, Wide1000x75.self))
+        leaves.append(resolved(r, Wide1000x76.self))
+        leaves.append(resolved(r, Wide1000x77.self))
+        leaves.append(resolved(r, Wide1000x78.self))
+        leaves.append(resolved(r, Wide1000x79.self))
+        leaves.append(resolved(r, Wide1000x80.self))
+        leaves.append(resolved(r, Wide1000x81.self))
+        leaves.append(resolved(r, Wide1000x82.self))
+        leaves.append(resolved(r, Wide1000x83.self))
+        leaves.append(resolved(r, Wide1000x84.self))
+        leaves.append(resolved(r, Wide1000x85.self))
+        leaves.append(resolved(r, Wide1000x86.self))
+        leaves.append(resolved(r, Wide1000x87.self))
+        leaves.append(resolved(r, Wide1000x88.self))
+        leaves.append(resolved(r, Wide1000x89.self))
+        leaves.append(resolved(r, Wide1000x90.self))
+        leaves.append(resolved(r, Wide1000x91.self))
+        leaves.append(resolved(r, Wide1000x92.self))
+        leaves.append(resolved(r, Wide1000x93.self))
+        leaves.append(resolved(r, Wide1000x94.self))
+        leaves.append(resolved(r, Wide1000x95.self))
+        leaves.append(resolved(r, Wide1000x96.self))
+        leaves.append(resolved(r, Wide1000x97.self))
+        leaves.append(resolved(r, Wide1000x98.self))
+        leaves.append(resolved(r, Wide1000x99.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart2(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x100.self))
+        leaves.append(resolved(r, Wide1000x101.self))
+        leaves.append(resolved(r, Wide1000x102.self))
+        leaves.append(resolved(r, Wide1000x103.self))
+        leaves.append(resolved(r, Wide1000x104.self))
+        leaves.append(resolved(r, Wide1000x105.self))
+        leaves.append(resolved(r, Wide1000x106.self))
+        leaves.append(resolved(r, Wide1000x107.self))
+        leaves.append(resolved(r, Wide1000x108.self))
+        leaves.append(resolved(r, Wide1000x109.self))
+        leaves.append(resolved(r, Wide1000x110.self))
+        leaves.append(resolved(r, Wide1000x111.self))
+        leaves.append(resolved(r, Wide1000x112.self))
+        leaves.append(resolved(r, Wide1000x113.self))
+        leaves.append(resolved(r, Wide1000x114.self))
+        leaves.append(resolved(r, Wide1000x115.self))
+        leaves.append(resolved(r, Wide1000x116.self))
+        leaves.append(resolved(r, Wide1000x117.self))
+        leaves.append(resolved(r, Wide1000x118.self))
+        leaves.append(resolved(r, Wide1000x119.self))
+        leaves.append(resolved(r, Wide1000x120.self))
+        leaves.append(resolved(r, Wide1000x121.self))
+        leaves.append(resolved(r, Wide1000x122.self))
+        leaves.append(resolved(r, Wide1000x123.self))
+        leaves.append(resolved(r, Wide1000x124.self))
+        leaves.append(resolved(r, Wide1000x125.self))
+        leaves.append(resolved(r, Wide1000x126.self))
+        leaves.append(resolved(r, Wide1000x127.self))
+        leaves.append(resolved(r, Wide1000x128.self))
+        leaves.append(resolved(r, Wide1000x129.self))
+        leaves.append(resolved(r, Wide1000x130.self))
+        leaves.append(resolved(r, Wide1000x131.self))
+        leaves.append(resolved(r, Wide1000x132.self))
+        leaves.append(resolved(r, Wide1000x133.self))
+        leaves.append(resolved(r, Wide1000x134.self))
+        leaves.append(resolved(r, Wide1000x135.self))
+        leaves.append(resolved(r, Wide1000x136.self))
+        leaves.append(resolved(r, Wide1000x137.self))
+        leaves.append(resolved(r, Wide1000x138.self))
+        leaves.append(resolved(r, Wide1000x139.self))
+        leaves.append(resolved(r, Wide1000x140.self))
+        leaves.append(resolved(r, Wide1000x141.self))
+        leaves.append(resolved(r, Wide1000x142.self))
+        leaves.append(resolved(r, Wide1000x143.self))
+        leaves.append(resolved(r, Wide1000x144.self))
+        leaves.append(resolved(r, Wide1000x145.self))
+        leaves.append(resolved(r, Wide1000x146.self))
+        leaves.append(resolved(r, Wide1000x147.self))
+        leaves.append(resolved(r, Wide1000x148.self))
+        leaves.append(resolved(r, Wide1000x149.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart3(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x150.self))
+        leaves.append(resolved(r, Wide1000x151.self))
+        leaves.append(resolved(r, Wide1000x152.self))
+        leaves.append(resolved(r, Wide1000x153.self))
+        leaves.append(resolved(r, Wide1000x154.self))
+        leaves.append(resolved(r, Wide1000x155.self))
+        leaves.append(resolved(r, Wide1000x156.self))
+        leaves.append(resolved(r, Wide1000x157.self))
+        leaves.append(resolved(r, Wide1000x158.self))
+        leaves.append(resolved(r, Wide1000x159.self))
+        leaves.append(resolved(r, Wide1000x160.self))
+        leaves.append(resolved(r, Wide1000x161.self))
+        leaves.append(resolved(r, Wide1000x162.self))
+        leaves.append(resolved(r, Wide1000x163.self))
+        leaves.append(resolved(r, Wide1000x164.self))
+        leaves.append(resolved(r, Wide1000x165.self))
+        leaves.append(resolved(r, Wide1000x166.self))
+        leaves.append(resolved(r, Wide1000x167.self))
+        leaves.append(resolved(r, Wide1000x168.self))
+        leaves.append(resolved(r, Wide1000x169.self))
+        leaves.append(resolved(r, Wide1000x170.self))
+        leaves.append(resolved(r, Wide1000x171.self))
+        leaves.append(resolved(r, Wide1000x172.self))
+        leaves.append(resolved(r, Wide1000x173.self))
+        leaves.append(resolved(r, Wide1000x174.self))
+        leaves.append(resolved(r, Wide1000x175.self))
+        leaves.append(resolved(r, Wide1000x176.self))
+        leaves.append(resolved(r, Wide1000x177.self))
+        leaves.append(resolved(r, Wide1000x178.self))
+        leaves.append(resolved(r, Wide1000x179.self))
+        leaves.append(resolved(r, Wide1000x180.self))
+        leaves.append(resolved(r, Wide1000x181.self))
+        leaves.append(resolved(r, Wide1000x182.self))
+        leaves.append(resolved(r, Wide1000x183.self))
+        leaves.append(resolved(r, Wide1000x184.self))
+        leaves.append(resolved(r, Wide1000x185.self))
+        leaves.append(resolved(r, Wide1000x186.self))
+        leaves.append(resolved(r, Wide1000x187.self))
+        leaves.append(resolved(r, Wide1000x188.self))
+        leaves.append(resolved(r, Wide1000x189.self))
+        leaves.append(resolved(r, Wide1000x190.self))
+        leaves.append(resolved(r, Wide1000x191.self))
+        leaves.append(resolved(r, Wide1000x192.self))
+        leaves.append(resolved(r, Wide1000x193.self))
+        leaves.append(resolved(r, Wide1000x194.self))
+        leaves.append(resolved(r, Wide1000x195.self))
+        leaves.append(resolved(r, Wide1000x196.self))
+        leaves.append(resolved(r, Wide1000x197.self))
+        leaves.append(resolved(r, Wide1000x198.self))
+        leaves.append(resolved(r, Wide1000x199.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart4(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x200.self))
+        leaves.append(resolved(r, Wide1000x201.self))
+        leaves.append(resolved(r, Wide1000x202.self))
+        leaves.append(resolved(r, Wide1000x203.self))
+        leaves.append(resolved(r, Wide1000x204.self))
+        leaves.append(resolved(r, Wide1000x205.self))
+        leaves.append(resolved(r, Wide1000x206.self))
+        leaves.append(resolved(r, Wide1000x207.self))
+        leaves.append(resolved(r, Wide1000x208.self))
+        leaves.append(resolved(r, Wide1000x209.self))
+        leaves.append(resolved(r, Wide1000x210.self))
+        leaves.append(resolved(r, Wide1000x211.self))
+        leaves.append(resolved(r, Wide1000x212.self))
+        leaves.append(resolved(r, Wide1000x213.self))
+        leaves.append(resolved(r, Wide1000x214.self))
+        leaves.append(resolved(r, Wide1000x215.self))
+        leaves.append(resolved(r, Wide1000x216.self))
+        leaves.append(resolved(r, Wide1000x217.self))
+        leaves.append(resolved(r, Wide1000x218.self))
+        leaves.append(resolved(r, Wide1000x219.self))
+        leaves.append(resolved(r, Wide1000x220.self))
+        leaves.append(resolved(r, Wide1000x221.self))
+        leaves.append(resolved(r, Wide1000x222.self))
+        leaves.append(resolved(r, Wide1000x223.self))
+        leaves.append(resolved(r, Wide1000x224.self))
+        leaves.append(resolved(r, Wide1000x225.self))
+        leaves.append(resolved(r, Wide1000x226.self))
+        leaves.append(resolved(r, Wide1000x227.self))
+        leaves.append(resolved(r, Wide1000x228.self))
+        leaves.append(resolved(r, Wide1000x229.self))
+        leaves.append(resolved(r, Wide1000x230.self))
+        leaves.append(resolved(r, Wide1000x231.self))
+        leaves.append(resolved(r, Wide1000x232.self))
+        leaves.append(resolved(r, Wide1000x233.self))
+        leaves.append(resolved(r, Wide1000x234.self))
+        leaves.append(resolved(r, Wide1000x235.self))
+        leaves.append(resolved(r, Wide1000x236.self))
+        leaves.append(resolved(r, Wide1000x237.self))
+        leaves.append(resolved(r, Wide1000x238.self))
+        leaves.append(resolved(r, Wide1000x239.self))
+        leaves.append(resolved(r, Wide1000x240.self))
+        leaves.append(resolved(r, Wide1000x241.self))
+        leaves.append(resolved(r, Wide1000x242.self))
+        leaves.append(resolved(r, Wide1000x243.self))
+        leaves.append(resolved(r, Wide1000x244.self))
+        leaves.append(resolved(r, Wide1000x245.self))
+        leaves.append(resolved(r, Wide1000x246.self))
+        leaves.append(resolved(r, Wide1000x247.self))
+        leaves.append(resolved(r, Wide1000x248.self))
+        leaves.append(resolved(r, Wide1000x249.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart5(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x250.self))
+        leaves.append(resolved(r, Wide1000x251.self))
+        leaves.append(resolved(r, Wide1000x252.self))
+        leaves.append(resolved(r, Wide1000x253.self))
+        leaves.append(resolved(r, Wide1000x254.self))
+        leaves.append(resolved(r, Wide1000x255.self))
+        leaves.append(resolved(r, Wide1000x256.self))
+        leaves.append(resolved(r, Wide1000x257.self))
+        leaves.append(resolved(r, Wide1000x258.self))
+        leaves.append(resolved(r, Wide1000x259.self))
+        leaves.append(resolved(r, Wide1000x260.self))
+        leaves.append(resolved(r, Wide1000x261.self))
+        leaves.append(resolved(r, Wide1000x262.self))
+        leaves.append(resolved(r, Wide1000x263.self))
+        leaves.append(resolved(r, Wide1000x264.self))
+        leaves.append(resolved(r, Wide1000x265.self))
+        leaves.append(resolved(r, Wide1000x266.self))
+        leaves.append(resolved(r, Wide1000x267.self))
+        leaves.append(resolved(r, Wide1000x268.self))
+        leaves.append(resolved(r, Wide1000x269.self))
+        leaves.append(resolved(r, Wide1000x270.self))
+        leaves.append(resolved(r, Wide1000x271.self))
+        leaves.append(resolved(r, Wide1000x272.self))
+        leaves.append(resolved(r, Wide1000x273.self))
+        leaves.append(resolved(r, Wide1000x274.self))
+        leaves.append(resolved(r, Wide1000x275.self))
+        leaves.append(resolved(r, Wide1000x276.self))
+        leaves.append(resolved(r, Wide1000x277.self))
+        leaves.append(resolved(r, Wide1000x278.self))
+        leaves.append(resolved(r, Wide1000x279.self))
+        leaves.append(resolved(r, Wide1000x280.self))
+        leaves.append(resolved(r, Wide1000x281.self))
+        leaves.append(resolved(r, Wide1000x282.self))
+        leaves.append(resolved(r, Wide1000x283.self))
+        leaves.append(resolved(r, Wide1000x284.self))
+        leaves.append(resolved(r, Wide1000x285.self))
+        leaves.append(resolved(r, Wide1000x286.self))
+        leaves.append(resolved(r, Wide1000x287.self))
+        leaves.append(resolved(r, Wide1000x288.self))
+        leaves.append(resolved(r, Wide1000x289.self))
+        leaves.append(resolved(r, Wide1000x290.self))
+        leaves.append(resolved(r, Wide1000x291.self))
+        leaves.append(resolved(r, Wide1000x292.self))
+        leaves.append(resolved(r, Wide1000x293.self))
+        leaves.append(resolved(r, Wide1000x294.self))
+        leaves.append(resolved(r, Wide1000x295.self))
+        leaves.append(resolved(r, Wide1000x296.self))
+        leaves.append(resolved(r, Wide1000x297.self))
+        leaves.append(resolved(r, Wide1000x298.self))
+        leaves.append(resolved(r, Wide1000x299.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart6(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x300.self))
+        leaves.append(resolved(r, Wide1000x301.self))
+        leaves.append(resolved(r, Wide1000x302.self))
+        leaves.append(resolved(r, Wide1000x303.self))
+        leaves.append(resolved(r, Wide1000x304.self))
+        leaves.append(resolved(r, Wide1000x305.self))
+        leaves.append(resolved(r, Wide1000x306.self))
+        leaves.append(resolved(r, Wide1000x307.self))
+        leaves.append(resolved(r, Wide1000x308.self))
+        leaves.append(resolved(r, Wide1000x309.self))
+        leaves.append(resolved(r, Wide1000x310.self))
+        leaves.append(resolved(r, Wide1000x311.self))
+        leaves.append(resolved(r, Wide1000x312.self))
+        leaves.append(resolved(r, Wide1000x313.self))
+        leaves.append(resolved(r, Wide1000x314.self))
+        leaves.append(resolved(r, Wide1000x315.self))
+        leaves.append(resolved(r, Wide1000x316.self))
+        leaves.append(resolved(r, Wide1000x317.self))
+        leaves.append(resolved(r, Wide1000x318.self))
+        leaves.append(resolved(r, Wide1000x319.self))
+        leaves.append(resolved(r, Wide1000x320.self))
+        leaves.append(resolved(r, Wide1000x321.self))
+        leaves.append(resolved(r, Wide1000x322.self))
+        leaves.append(resolved(r, Wide1000x323.self))
+        leaves.append(resolved(r, Wide1000x324.self))
+        leaves.append(resolved(r, Wide1000x325.self))
+        leaves.append(resolved(r, Wide1000x326.self))
+        leaves.append(resolved(r, Wide1000x327.self))
+        leaves.append(resolved(r, Wide1000x328.self))
+        leaves.append(resolved(r, Wide1000x329.self))
+        leaves.append(resolved(r, Wide1000x330.self))
+        leaves.append(resolved(r, Wide1000x331.self))
+        leaves.append(resolved(r, Wide1000x332.self))
+        leaves.append(resolved(r, Wide1000x333.self))
+        leaves.append(resolved(r, Wide1000x334.self))
+        leaves.append(resolved(r, Wide1000x335.self))
+        leaves.append(resolved(r, Wide1000x336.self))
+        leaves.append(resolved(r, Wide1000x337.self))
+        leaves.append(resolved(r, Wide1000x338.self))
+        leaves.append(resolved(r, Wide1000x339.self))
+        leaves.append(resolved(r, Wide1000x340.self))
+        leaves.append(resolved(r, Wide1000x341.self))
+        leaves.append(resolved(r, Wide1000x342.self))
+        leaves.append(resolved(r, Wide1000x343.self))
+        leaves.append(resolved(r, Wide1000x344.self))
+        leaves.append(resolved(r, Wide1000x345.self))
+        leaves.append(resolved(r, Wide1000x346.self))
+        leaves.append(resolved(r, Wide1000x347.self))
+        leaves.append(resolved(r, Wide1000x348.self))
+        leaves.append(resolved(r, Wide1000x349.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart7(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x350.self))
+        leaves.append(resolved(r, Wide1000x351.self))
+        leaves.append(resolved(r, Wide1000x352.self))
+        leaves.append(resolved(r, Wide1000x353.self))
+        leaves.append(resolved(r, Wide1000x354.self))
+        leaves.append(resolved(r, Wide1000x355.self))
+        leaves.append(resolved(r, Wide1000x356.self))
+        leaves.append(resolved(r, Wide1000x357.self))
+        leaves.append(resolved(r, Wide1000x358.self))
+        leaves.append(resolved(r, Wide1000x359.self))
+        leaves.append(resolved(r, Wide1000x360.self))
+        leaves.append(resolved(r, Wide1000x361.self))
+        leaves.append(resolved(r, Wide1000x362.self))
+        leaves.append(resolved(r, Wide1000x363.self))
+        leaves.append(resolved(r, Wide1000x364.self))
+        leaves.append(resolved(r, Wide1000x365.self))
+        leaves.append(resolved(r, Wide1000x366.self))
+        leaves.append(resolved(r, Wide1000x367.self))
+        leaves.append(resolved(r, Wide1000x368.self))
+        leaves.append(resolved(r, Wide1000x369.self))
+        leaves.append(resolved(r, Wide1000x370.self))
+        leaves.append(resolved(r, Wide1000x371.self))
+        leaves.append(resolved(r, Wide1000x372.self))
+        leaves.append(resolved(r, Wide1000x373.self))
+        leaves.append(resolved(r, Wide1000x374.self))
+        leaves.append(resolved(r, Wide1000x375.self))
+        leaves.append(resolved(r, Wide1000x376.self))
+        leaves.append(resolved(r, Wide1000x377.self))
+        leaves.append(resolved(r, Wide1000x378.self))
+        leaves.append(resolved(r, Wide1000x379.self))
+        leaves.append(resolved(r, Wide1000x380.self))
+        leaves.append(resolved(r, Wide1000x381.self))
+        leaves.append(resolved(r, Wide1000x382.self))
+        leaves.append(resolved(r, Wide1000x383.self))
+        leaves.append(resolved(r, Wide1000x384.self))
+        leaves.append(resolved(r, Wide1000x385.self))
+        leaves.append(resolved(r, Wide1000x386.self))
+        leaves.append(resolved(r, Wide1000x387.self))
+        leaves.append(resolved(r, Wide1000x388.self))
+        leaves.append(resolved(r, Wide1000x389.self))
+        leaves.append(resolved(r, Wide1000x390.self))
+        leaves.append(resolved(r, Wide1000x391.self))
+        leaves.append(resolved(r, Wide1000x392.self))
+        leaves.append(resolved(r, Wide1000x393.self))
+        leaves.append(resolved(r, Wide1000x394.self))
+        leaves.append(resolved(r, Wide1000x395.self))
+        leaves.append(resolved(r, Wide1000x396.self))
+        leaves.append(resolved(r, Wide1000x397.self))
+        leaves.append(resolved(r, Wide1000x398.self))
+        leaves.append(resolved(r, Wide1000x399.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart8(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x400.self))
+        leaves.append(resolved(r, Wide1000x401.self))
+        leaves.append(resolved(r, Wide1000x402.self))
+        leaves.append(resolved(r, Wide1000x403.self))
+        leaves.append(resolved(r, Wide1000x404.self))
+        leaves.append(resolved(r, Wide1000x405.self))
+        leaves.append(resolved(r, Wide1000x406.self))
+        leaves.append(resolved(r, Wide1000x407.self))
+        leaves.append(resolved(r, Wide1000x408.self))
+        leaves.append(resolved(r, Wide1000x409.self))
+        leaves.append(resolved(r, Wide1000x410.self))
+        leaves.append(resolved(r, Wide1000x411.self))
+        leaves.append(resolved(r, Wide1000x412.self))
+        leaves.append(resolved(r, Wide1000x413.self))
+        leaves.append(resolved(r, Wide1000x414.self))
+        leaves.append(resolved(r, Wide1000x415.self))
+        leaves.append(resolved(r, Wide1000x416.self))
+        leaves.append(resolved(r, Wide1000x417.self))
+        leaves.append(resolved(r, Wide1000x418.self))
+        leaves.append(resolved(r, Wide1000x419.self))
+        leaves.append(resolved(r, Wide1000x420.self))
+        leaves.append(resolved(r, Wide1000x421.self))
+        leaves.append(resolved(r, Wide1000x422.self))
+        leaves.append(resolved(r, Wide1000x423.self))
+        leaves.append(resolved(r, Wide1000x424.self))
+        leaves.append(resolved(r, Wide1000x425.self))
+        leaves.append(resolved(r, Wide1000x426.self))
+        leaves.append(resolved(r, Wide1000x427.self))
+        leaves.append(resolved(r, Wide1000x428.self))
+        leaves.append(resolved(r, Wide1000x429.self))
+        leaves.append(resolved(r, Wide1000x430.self))
+        leaves.append(resolved(r, Wide1000x431.self))
+        leaves.append(resolved(r, Wide1000x432.self))
+        leaves.append(resolved(r, Wide1000x433.self))
+        leaves.append(resolved(r, Wide1000x434.self))
+        leaves.append(resolved(r, Wide1000x435.self))
+        leaves.append(resolved(r, Wide1000x436.self))
+        leaves.append(resolved(r, Wide1000x437.self))
+        leaves.append(resolved(r, Wide1000x438.self))
+        leaves.append(resolved(r, Wide1000x439.self))
+        leaves.append(resolved(r, Wide1000x440.self))
+        leaves.append(resolved(r, Wide1000x441.self))
+        leaves.append(resolved(r, Wide1000x442.self))
+        leaves.append(resolved(r, Wide1000x443.self))
+        leaves.append(resolved(r, Wide1000x444.self))
+        leaves.append(resolved(r, Wide1000x445.self))
+        leaves.append(resolved(r, Wide1000x446.self))
+        leaves.append(resolved(r, Wide1000x447.self))
+        leaves.append(resolved(r, Wide1000x448.self))
+        leaves.append(resolved(r, Wide1000x449.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart9(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x450.self))
+        leaves.append(resolved(r, Wide1000x451.self))
+        leaves.append(resolved(r, Wide1000x452.self))
+        leaves.append(resolved(r, Wide1000x453.self))
+        leaves.append(resolved(r, Wide1000x454.self))
+        leaves.append(resolved(r, Wide1000x455.self))
+        leaves.append(resolved(r, Wide1000x456.self))
+        leaves.append(resolved(r, Wide1000x457.self))
+        leaves.append(resolved(r, Wide1000x458.self))
+        leaves.append(resolved(r, Wide1000x459.self))
+        leaves.append(resolved(r, Wide1000x460.self))
+        leaves.append(resolved(r, Wide1000x461.self))
+        leaves.append(resolved(r, Wide1000x462.self))
+        leaves.append(resolved(r, Wide1000x463.self))
+        leaves.append(resolved(r, Wide1000x464.self))
+        leaves.append(resolved(r, Wide1000x465.self))
+        leaves.append(resolved(r, Wide1000x466.self))
+        leaves.append(resolved(r, Wide1000x467.self))
+        leaves.append(resolved(r, Wide1000x468.self))
+        leaves.append(resolved(r, Wide1000x469.self))
+        leaves.append(resolved(r, Wide1000x470.self))
+        leaves.append(resolved(r, Wide1000x471.self))
+        leaves.append(resolved(r, Wide1000x472.self))
+        leaves.append(resolved(r, Wide1000x473.self))
+        leaves.append(resolved(r, Wide1000x474.self))
+        leaves.append(resolved(r, Wide1000x475.self))
+        leaves.append(resolved(r, Wide1000x476.self))
+        leaves.append(resolved(r, Wide1000x477.self))
+        leaves.append(resolved(r, Wide1000x478.self))
+        leaves.append(resolved(r, Wide1000x479.self))
+        leaves.append(resolved(r, Wide1000x480.self))
+        leaves.append(resolved(r, Wide1000x481.self))
+        leaves.append(resolved(r, Wide1000x482.self))
+        leaves.append(resolved(r, Wide1000x483.self))
+        leaves.append(resolved(r, Wide1000x484.self))
+        leaves.append(resolved(r, Wide1000x485.self))
+        leaves.append(resolved(r, Wide1000x486.self))
+        leaves.append(resolved(r, Wide1000x487.self))
+        leaves.append(resolved(r, Wide1000x488.self))
+        leaves.append(resolved(r, Wide1000x489.self))
+        leaves.append(resolved(r, Wide1000x490.self))
+        leaves.append(resolved(r, Wide1000x491.self))
+        leaves.append(resolved(r, Wide1000x492.self))
+        leaves.append(resolved(r, Wide1000x493.self))
+        leaves.append(resolved(r, Wide1000x494.self))
+        leaves.append(resolved(r, Wide1000x495.self))
+        leaves.append(resolved(r, Wide1000x496.self))
+        leaves.append(resolved(r, Wide1000x497.self))
+        leaves.append(resolved(r, Wide1000x498.self))
+        leaves.append(resolved(r, Wide1000x499.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart10(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x500.self))
+        leaves.append(resolved(r, Wide1000x501.self))
+        leaves.append(resolved(r, Wide1000x502.self))
+        leaves.append(resolved(r, Wide1000x503.self))
+        leaves.append(resolved(r, Wide1000x504.self))
+        leaves.append(resolved(r, Wide1000x505.self))
+        leaves.append(resolved(r, Wide1000x506.self))
+        leaves.append(resolved(r, Wide1000x507.self))
+        leaves.append(resolved(r, Wide1000x508.self))
+        leaves.append(resolved(r, Wide1000x509.self))
+        leaves.append(resolved(r, Wide1000x510.self))
+        leaves.append(resolved(r, Wide1000x511.self))
+        leaves.append(resolved(r, Wide1000x512.self))
+        leaves.append(resolved(r, Wide1000x513.self))
+        leaves.append(resolved(r, Wide1000x514.self))
+        leaves.append(resolved(r, Wide1000x515.self))
+        leaves.append(resolved(r, Wide1000x516.self))
+        leaves.append(resolved(r, Wide1000x517.self))
+        leaves.append(resolved(r, Wide1000x518.self))
+        leaves.append(resolved(r, Wide1000x519.self))
+        leaves.append(resolved(r, Wide1000x520.self))
+        leaves.append(resolved(r, Wide1000x521.self))
+        leaves.append(resolved(r, Wide1000x522.self))
+        leaves.append(resolved(r, Wide1000x523.self))
+        leaves.append(resolved(r, Wide1000x524.self))
+        leaves.append(resolved(r, Wide1000x525.self))
+        leaves.append(resolved(r, Wide1000x526.self))
+        leaves.append(resolved(r, Wide1000x527.self))
+        leaves.append(resolved(r, Wide1000x528.self))
+        leaves.append(resolved(r, Wide1000x529.self))
+        leaves.append(resolved(r, Wide1000x530.self))
+        leaves.append(resolved(r, Wide1000x531.self))
+        leaves.append(resolved(r, Wide1000x532.self))
+        leaves.append(resolved(r, Wide1000x533.self))
+        leaves.append(resolved(r, Wide1000x534.self))
+        leaves.append(resolved(r, Wide1000x535.self))
+        leaves.append(resolved(r, Wide1000x536.self))
+        leaves.append(resolved(r, Wide1000x537.self))
+        leaves.append(resolved(r, Wide1000x538.self))
+        leaves.append(resolved(r, Wide1000x539.self))
+        leaves.append(resolved(r, Wide1000x540.self))
+        leaves.append(resolved(r, Wide1000x541.self))
+        leaves.append(resolved(r, Wide1000x542.self))
+        leaves.append(resolved(r, Wide1000x543.self))
+        leaves.append(resolved(r, Wide1000x544.self))
+        leaves.append(resolved(r, Wide1000x545.self))
+        leaves.append(resolved(r, Wide1000x546.self))
+        leaves.append(resolved(r, Wide1000x547.self))
+        leaves.append(resolved(r, Wide1000x548.self))
+        leaves.append(resolved(r, Wide1000x549.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart11(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x550.self))
+        leaves.append(resolved(r, Wide1000x551.self))
+        leaves.append(resolved(r, Wide1000x552.self))
+        leaves.append(resolved(r, Wide1000x553.self))
+        leaves.append(resolved(r, Wide1000x554.self))
+        leaves.append(resolved(r, Wide1000x555.self))
+        leaves.append(resolved(r, Wide1000x556.self))
+        leaves.append(resolved(r, Wide1000x557.self))
+        leaves.append(resolved(r, Wide1000x558.self))
+        leaves.append(resolved(r, Wide1000x559.self))
+        leaves.append(resolved(r, Wide1000x560.self))
+        leaves.append(resolved(r, Wide1000x561.self))
+        leaves.append(resolved(r, Wide1000x562.self))
+        leaves.append(resolved(r, Wide1000x563.self))
+        leaves.append(resolved(r, Wide1000x564.self))
+        leaves.append(resolved(r, Wide1000x565.self))
+        leaves.append(resolved(r, Wide1000x566.self))
+        leaves.append(resolved(r, Wide1000x567.self))
+        leaves.append(resolved(r, Wide1000x568.self))
+        leaves.append(resolved(r, Wide1000x569.self))
+        leaves.append(resolved(r, Wide1000x570.self))
+        leaves.append(resolved(r, Wide1000x571.self))
+        leaves.append(resolved(r, Wide1000x572.self))
+        leaves.append(resolved(r, Wide1000x573.self))
+        leaves.append(resolved(r, Wide1000x574.self))
+        leaves.append(resolved(r, Wide1000x575.self))
+        leaves.append(resolved(r, Wide1000x576.self))
+        leaves.append(resolved(r, Wide1000x577.self))
+        leaves.append(resolved(r, Wide1000x578.self))
+        leaves.append(resolved(r, Wide1000x579.self))
+        leaves.append(resolved(r, Wide1000x580.self))
+        leaves.append(resolved(r, Wide1000x581.self))
+        leaves.append(resolved(r, Wide1000x582.self))
+        leaves.append(resolved(r, Wide1000x583.self))
+        leaves.append(resolved(r, Wide1000x584.self))
+        leaves.append(resolved(r, Wide1000x585.self))
+        leaves.append(resolved(r, Wide1000x586.self))
+        leaves.append(resolved(r, Wide1000x587.self))
+        leaves.append(resolved(r, Wide1000x588.self))
+        leaves.append(resolved(r, Wide1000x589.self))
+        leaves.append(resolved(r, Wide1000x590.self))
+        leaves.append(resolved(r, Wide1000x591.self))
+        leaves.append(resolved(r, Wide1000x592.self))
+        leaves.append(resolved(r, Wide1000x593.self))
+        leaves.append(resolved(r, Wide1000x594.self))
+        leaves.append(resolved(r, Wide1000x595.self))
+        leaves.append(resolved(r, Wide1000x596.self))
+        leaves.append(resolved(r, Wide1000x597.self))
+        leaves.append(resolved(r, Wide1000x598.self))
+        leaves.append(resolved(r, Wide1000x599.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart12(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x600.self))
+        leaves.append(resolved(r, Wide1000x601.self))
+        leaves.append(resolved(r, Wide1000x602.self))
+        leaves.append(resolved(r, Wide1000x603.self))
+        leaves.append(resolved(r, Wide1000x604.self))
+        leaves.append(resolved(r, Wide1000x605.self))
+        leaves.append(resolved(r, Wide1000x606.self))
+        leaves.append(resolved(r, Wide1000x607.self))
+        leaves.append(resolved(r, Wide1000x608.self))
+        leaves.append(resolved(r, Wide1000x609.self))
+        leaves.append(resolved(r, Wide1000x610.self))
+        leaves.append(resolved(r, Wide1000x611.self))
+        leaves.append(resolved(r, Wide1000x612.self))
+        leaves.append(resolved(r, Wide1000x613.self))
+        leaves.append(resolved(r, Wide1000x614.self))
+        leaves.append(resolved(r, Wide1000x615.self))
+        leaves.append(resolved(r, Wide1000x616.self))
+        leaves.append(resolved(r, Wide1000x617.self))
+        leaves.append(resolved(r, Wide1000x618.self))
+        leaves.append(resolved(r, Wide1000x619.self))
+        leaves.append(resolved(r, Wide1000x620.self))
+        leaves.append(resolved(r, Wide1000x621.self))
+        leaves.append(resolved(r, Wide1000x622.self))
+        leaves.append(resolved(r, Wide1000x623.self))
+        leaves.append(resolved(r, Wide1000x624.self))
+        leaves.append(resolved(r, Wide1000x625.self))
+        leaves.append(resolved(r, Wide1000x626.self))
+        leaves.append(resolved(r, Wide1000x627.self))
+        leaves.append(resolved(r, Wide1000x628.self))
+        leaves.append(resolved(r, Wide1000x629.self))
+        leaves.append(resolved(r, Wide1000x630.self))
+        leaves.append(resolved(r, Wide1000x631.self))
+        leaves.append(resolved(r, Wide1000x632.self))
+        leaves.append(resolved(r, Wide1000x633.self))
+        leaves.append(resolved(r, Wide1000x634.self))
+        leaves.append(resolved(r, Wide1000x635.self))
+        leaves.append(resolved(r, Wide1000x636.self))
+        leaves.append(resolved(r, Wide1000x637.self))
+        leaves.append(resolved(r, Wide1000x638.self))
+        leaves.append(resolved(r, Wide1000x639.self))
+        leaves.append(resolved(r, Wide1000x640.self))
+        leaves.append(resolved(r, Wide1000x641.self))
+        leaves.append(resolved(r, Wide1000x642.self))
+        leaves.append(resolved(r, Wide1000x643.self))
+        leaves.append(resolved(r, Wide1000x644.self))
+        leaves.append(resolved(r, Wide1000x645.self))
+        leaves.append(resolved(r, Wide1000x646.self))
+        leaves.append(resolved(r, Wide1000x647.self))
+        leaves.append(resolved(r, Wide1000x648.self))
+        leaves.append(resolved(r, Wide1000x649.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart13(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x650.self))
+        leaves.append(resolved(r, Wide1000x651.self))
+        leaves.append(resolved(r, Wide1000x652.self))
+        leaves.append(resolved(r, Wide1000x653.self))
+        leaves.append(resolved(r, Wide1000x654.self))
+        leaves.append(resolved(r, Wide1000x655.self))
+        leaves.append(resolved(r, Wide1000x656.self))
+        leaves.append(resolved(r, Wide1000x657.self))
+        leaves.append(resolved(r, Wide1000x658.self))
+        leaves.append(resolved(r, Wide1000x659.self))
+        leaves.append(resolved(r, Wide1000x660.self))
+        leaves.append(resolved(r, Wide1000x661.self))
+        leaves.append(resolved(r, Wide1000x662.self))
+        leaves.append(resolved(r, Wide1000x663.self))
+        leaves.append(resolved(r, Wide1000x664.self))
+        leaves.append(resolved(r, Wide1000x665.self))
+        leaves.append(resolved(r, Wide1000x666.self))
+        leaves.append(resolved(r, Wide1000x667.self))
+        leaves.append(resolved(r, Wide1000x668.self))
+        leaves.append(resolved(r, Wide1000x669.self))
+        leaves.append(resolved(r, Wide1000x670.self))
+        leaves.append(resolved(r, Wide1000x671.self))
+        leaves.append(resolved(r, Wide1000x672.self))
+        leaves.append(resolved(r, Wide1000x673.self))
+        leaves.append(resolved(r, Wide1000x674.self))
+        leaves.append(resolved(r, Wide1000x675.self))
+        leaves.append(resolved(r, Wide1000x676.self))
+        leaves.append(resolved(r, Wide1000x677.self))
+        leaves.append(resolved(r, Wide1000x678.self))
+        leaves.append(resolved(r, Wide1000x679.self))
+        leaves.append(resolved(r, Wide1000x680.self))
+        leaves.append(resolved(r, Wide1000x681.self))
+        leaves.append(resolved(r, Wide1000x682.self))
+        leaves.append(resolved(r, Wide1000x683.self))
+        leaves.append(resolved(r, Wide1000x684.self))
+        leaves.append(resolved(r, Wide1000x685.self))
+        leaves.append(resolved(r, Wide1000x686.self))
+        leaves.append(resolved(r, Wide1000x687.self))
+        leaves.append(resolved(r, Wide1000x688.self))
+        leaves.append(resolved(r, Wide1000x689.self))
+        leaves.append(resolved(r, Wide1000x690.self))
+        leaves.append(resolved(r, Wide1000x691.self))
+        leaves.append(resolved(r, Wide1000x692.self))
+        leaves.append(resolved(r, Wide1000x693.self))
+        leaves.append(resolved(r, Wide1000x694.self))
+        leaves.append(resolved(r, Wide1000x695.self))
+        leaves.append(resolved(r, Wide1000x696.self))
+        leaves.append(resolved(r, Wide1000x697.self))
+        leaves.append(resolved(r, Wide1000x698.self))
+        leaves.append(resolved(r, Wide1000x699.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart14(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x700.self))
+        leaves.append(resolved(r, Wide1000x701.self))
+        leaves.append(resolved(r, Wide1000x702.self))
+        leaves.append(resolved(r, Wide1000x703.self))
+        leaves.append(resolved(r, Wide1000x704.self))
+        leaves.append(resolved(r, Wide1000x705.self))
+        leaves.append(resolved(r, Wide1000x706.self))
+        leaves.append(resolved(r, Wide1000x707.self))
+        leaves.append(resolved(r, Wide1000x708.self))
+        leaves.append(resolved(r, Wide1000x709.self))
+        leaves.append(resolved(r, Wide1000x710.self))
+        leaves.append(resolved(r, Wide1000x711.self))
+        leaves.append(resolved(r, Wide1000x712.self))
+        leaves.append(resolved(r, Wide1000x713.self))
+        leaves.append(resolved(r, Wide1000x714.self))
+        leaves.append(resolved(r, Wide1000x715.self))
+        leaves.append(resolved(r, Wide1000x716.self))
+        leaves.append(resolved(r, Wide1000x717.self))
+        leaves.append(resolved(r, Wide1000x718.self))
+        leaves.append(resolved(r, Wide1000x719.self))
+        leaves.append(resolved(r, Wide1000x720.self))
+        leaves.append(resolved(r, Wide1000x721.self))
+        leaves.append(resolved(r, Wide1000x722.self))
+        leaves.append(resolved(r, Wide1000x723.self))
+        leaves.append(resolved(r, Wide1000x724.self))
+        leaves.append(resolved(r, Wide1000x725.self))
+        leaves.append(resolved(r, Wide1000x726.self))
+        leaves.append(resolved(r, Wide1000x727.self))
+        leaves.append(resolved(r, Wide1000x728.self))
+        leaves.append(resolved(r, Wide1000x729.self))
+        leaves.append(resolved(r, Wide1000x730.self))
+        leaves.append(resolved(r, Wide1000x731.self))
+        leaves.append(resolved(r, Wide1000x732.self))
+        leaves.append(resolved(r, Wide1000x733.self))
+        leaves.append(resolved(r, Wide1000x734.self))
+        leaves.append(resolved(r, Wide1000x735.self))
+        leaves.append(resolved(r, Wide1000x736.self))
+        leaves.append(resolved(r, Wide1000x737.self))
+        leaves.append(resolved(r, Wide1000x738.self))
+        leaves.append(resolved(r, Wide1000x739.self))
+        leaves.append(resolved(r, Wide1000x740.self))
+        leaves.append(resolved(r, Wide1000x741.self))
+        leaves.append(resolved(r, Wide1000x742.self))
+        leaves.append(resolved(r, Wide1000x743.self))
+        leaves.append(resolved(r, Wide1000x744.self))
+        leaves.append(resolved(r, Wide1000x745.self))
+        leaves.append(resolved(r, Wide1000x746.self))
+        leaves.append(resolved(r, Wide1000x747.self))
+        leaves.append(resolved(r, Wide1000x748.self))
+        leaves.append(resolved(r, Wide1000x749.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart15(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x750.self))
+        leaves.append(resolved(r, Wide1000x751.self))
+        leaves.append(resolved(r, Wide1000x752.self))
+        leaves.append(resolved(r, Wide1000x753.self))
+        leaves.append(resolved(r, Wide1000x754.self))
+        leaves.append(resolved(r, Wide1000x755.self))
+        leaves.append(resolved(r, Wide1000x756.self))
+        leaves.append(resolved(r, Wide1000x757.self))
+        leaves.append(resolved(r, Wide1000x758.self))
+        leaves.append(resolved(r, Wide1000x759.self))
+        leaves.append(resolved(r, Wide1000x760.self))
+        leaves.append(resolved(r, Wide1000x761.self))
+        leaves.append(resolved(r, Wide1000x762.self))
+        leaves.append(resolved(r, Wide1000x763.self))
+        leaves.append(resolved(r, Wide1000x764.self))
+        leaves.append(resolved(r, Wide1000x765.self))
+        leaves.append(resolved(r, Wide1000x766.self))
+        leaves.append(resolved(r, Wide1000x767.self))
+        leaves.append(resolved(r, Wide1000x768.self))
+        leaves.append(resolved(r, Wide1000x769.self))
+        leaves.append(resolved(r, Wide1000x770.self))
+        leaves.append(resolved(r, Wide1000x771.self))
+        leaves.append(resolved(r, Wide1000x772.self))
+        leaves.append(resolved(r, Wide1000x773.self))
+        leaves.append(resolved(r, Wide1000x774.self))
+        leaves.append(resolved(r, Wide1000x775.self))
+        leaves.append(resolved(r, Wide1000x776.self))
+        leaves.append(resolved(r, Wide1000x777.self))
+        leaves.append(resolved(r, Wide1000x778.self))
+        leaves.append(resolved(r, Wide1000x779.self))
+        leaves.append(resolved(r, Wide1000x780.self))
+        leaves.append(resolved(r, Wide1000x781.self))
+        leaves.append(resolved(r, Wide1000x782.self))
+        leaves.append(resolved(r, Wide1000x783.self))
+        leaves.append(resolved(r, Wide1000x784.self))
+        leaves.append(resolved(r, Wide1000x785.self))
+        leaves.append(resolved(r, Wide1000x786.self))
+        leaves.append(resolved(r, Wide1000x787.self))
+        leaves.append(resolved(r, Wide1000x788.self))
+        leaves.append(resolved(r, Wide1000x789.self))
+        leaves.append(resolved(r, Wide1000x790.self))
+        leaves.append(resolved(r, Wide1000x791.self))
+        leaves.append(resolved(r, Wide1000x792.self))
+        leaves.append(resolved(r, Wide1000x793.self))
+        leaves.append(resolved(r, Wide1000x794.self))
+        leaves.append(resolved(r, Wide1000x795.self))
+        leaves.append(resolved(r, Wide1000x796.self))
+        leaves.append(resolved(r, Wide1000x797.self))
+        leaves.append(resolved(r, Wide1000x798.self))
+        leaves.append(resolved(r, Wide1000x799.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart16(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x800.self))
+        leaves.append(resolved(r, Wide1000x801.self))
+        leaves.append(resolved(r, Wide1000x802.self))
+        leaves.append(resolved(r, Wide1000x803.self))
+        leaves.append(resolved(r, Wide1000x804.self))
+        leaves.append(resolved(r, Wide1000x805.self))
+        leaves.append(resolved(r, Wide1000x806.self))
+        leaves.append(resolved(r, Wide1000x807.self))
+        leaves.append(resolved(r, Wide1000x808.self))
+        leaves.append(resolved(r, Wide1000x809.self))
+        leaves.append(resolved(r, Wide1000x810.self))
+        leaves.append(resolved(r, Wide1000x811.self))
+        leaves.append(resolved(r, Wide1000x812.self))
+        leaves.append(resolved(r, Wide1000x813.self))
+        leaves.append(resolved(r, Wide1000x814.self))
+        leaves.append(resolved(r, Wide1000x815.self))
+        leaves.append(resolved(r, Wide1000x816.self))
+        leaves.append(resolved(r, Wide1000x817.self))
+        leaves.append(resolved(r, Wide1000x818.self))
+        leaves.append(resolved(r, Wide1000x819.self))
+        leaves.append(resolved(r, Wide1000x820.self))
+        leaves.append(resolved(r, Wide1000x821.self))
+        leaves.append(resolved(r, Wide1000x822.self))
+        leaves.append(resolved(r, Wide1000x823.self))
+        leaves.append(resolved(r, Wide1000x824.self))
+        leaves.append(resolved(r, Wide1000x825.self))
+        leaves.append(resolved(r, Wide1000x826.self))
+        leaves.append(resolved(r, Wide1000x827.self))
+        leaves.append(resolved(r, Wide1000x828.self))
+        leaves.append(resolved(r, Wide1000x829.self))
+        leaves.append(resolved(r, Wide1000x830.self))
+        leaves.append(resolved(r, Wide1000x831.self))
+        leaves.append(resolved(r, Wide1000x832.self))
+        leaves.append(resolved(r, Wide1000x833.self))
+        leaves.append(resolved(r, Wide1000x834.self))
+        leaves.append(resolved(r, Wide1000x835.self))
+        leaves.append(resolved(r, Wide1000x836.self))
+        leaves.append(resolved(r, Wide1000x837.self))
+        leaves.append(resolved(r, Wide1000x838.self))
+        leaves.append(resolved(r, Wide1000x839.self))
+        leaves.append(resolved(r, Wide1000x840.self))
+        leaves.append(resolved(r, Wide1000x841.self))
+        leaves.append(resolved(r, Wide1000x842.self))
+        leaves.append(resolved(r, Wide1000x843.self))
+        leaves.append(resolved(r, Wide1000x844.self))
+        leaves.append(resolved(r, Wide1000x845.self))
+        leaves.append(resolved(r, Wide1000x846.self))
+        leaves.append(resolved(r, Wide1000x847.self))
+        leaves.append(resolved(r, Wide1000x848.self))
+        leaves.append(resolved(r, Wide1000x849.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart17(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x850.self))
+        leaves.append(resolved(r, Wide1000x851.self))
+        leaves.append(resolved(r, Wide1000x852.self))
+        leaves.append(resolved(r, Wide1000x853.self))
+        leaves.append(resolved(r, Wide1000x854.self))
+        leaves.append(resolved(r, Wide1000x855.self))
+        leaves.append(resolved(r, Wide1000x856.self))
+        leaves.append(resolved(r, Wide1000x857.self))
+        leaves.append(resolved(r, Wide1000x858.self))
+        leaves.append(resolved(r, Wide1000x859.self))
+        leaves.append(resolved(r, Wide1000x860.self))
+        leaves.append(resolved(r, Wide1000x861.self))
+        leaves.append(resolved(r, Wide1000x862.self))
+        leaves.append(resolved(r, Wide1000x863.self))
+        leaves.append(resolved(r, Wide1000x864.self))
+        leaves.append(resolved(r, Wide1000x865.self))
+        leaves.append(resolved(r, Wide1000x866.self))
+        leaves.append(resolved(r, Wide1000x867.self))
+        leaves.append(resolved(r, Wide1000x868.self))
+        leaves.append(resolved(r, Wide1000x869.self))
+        leaves.append(resolved(r, Wide1000x870.self))
+        leaves.append(resolved(r, Wide1000x871.self))
+        leaves.append(resolved(r, Wide1000x872.self))
+        leaves.append(resolved(r, Wide1000x873.self))
+        leaves.append(resolved(r, Wide1000x874.self))
+        leaves.append(resolved(r, Wide1000x875.self))
+        leaves.append(resolved(r, Wide1000x876.self))
+        leaves.append(resolved(r, Wide1000x877.self))
+        leaves.append(resolved(r, Wide1000x878.self))
+        leaves.append(resolved(r, Wide1000x879.self))
+        leaves.append(resolved(r, Wide1000x880.self))
+        leaves.append(resolved(r, Wide1000x881.self))
+        leaves.append(resolved(r, Wide1000x882.self))
+        leaves.append(resolved(r, Wide1000x883.self))
+        leaves.append(resolved(r, Wide1000x884.self))
+        leaves.append(resolved(r, Wide1000x885.self))
+        leaves.append(resolved(r, Wide1000x886.self))
+        leaves.append(resolved(r, Wide1000x887.self))
+        leaves.append(resolved(r, Wide1000x888.self))
+        leaves.append(resolved(r, Wide1000x889.self))
+        leaves.append(resolved(r, Wide1000x890.self))
+        leaves.append(resolved(r, Wide1000x891.self))
+        leaves.append(resolved(r, Wide1000x892.self))
+        leaves.append(resolved(r, Wide1000x893.self))
+        leaves.append(resolved(r, Wide1000x894.self))
+        leaves.append(resolved(r, Wide1000x895.self))
+        leaves.append(resolved(r, Wide1000x896.self))
+        leaves.append(resolved(r, Wide1000x897.self))
+        leaves.append(resolved(r, Wide1000x898.self))
+        leaves.append(resolved(r, Wide1000x899.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart18(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x900.self))
+        leaves.append(resolved(r, Wide1000x901.self))
+        leaves.append(resolved(r, Wide1000x902.self))
+        leaves.append(resolved(r, Wide1000x903.self))
+        leaves.append(resolved(r, Wide1000x904.self))
+        leaves.append(resolved(r, Wide1000x905.self))
+        leaves.append(resolved(r, Wide1000x906.self))
+        leaves.append(resolved(r, Wide1000x907.self))
+        leaves.append(resolved(r, Wide1000x908.self))
+        leaves.append(resolved(r, Wide1000x909.self))
+        leaves.append(resolved(r, Wide1000x910.self))
+        leaves.append(resolved(r, Wide1000x911.self))
+        leaves.append(resolved(r, Wide1000x912.self))
+        leaves.append(resolved(r, Wide1000x913.self))
+        leaves.append(resolved(r, Wide1000x914.self))
+        leaves.append(resolved(r, Wide1000x915.self))
+        leaves.append(resolved(r, Wide1000x916.self))
+        leaves.append(resolved(r, Wide1000x917.self))
+        leaves.append(resolved(r, Wide1000x918.self))
+        leaves.append(resolved(r, Wide1000x919.self))
+        leaves.append(resolved(r, Wide1000x920.self))
+        leaves.append(resolved(r, Wide1000x921.self))
+        leaves.append(resolved(r, Wide1000x922.self))
+        leaves.append(resolved(r, Wide1000x923.self))
+        leaves.append(resolved(r, Wide1000x924.self))
+        leaves.append(resolved(r, Wide1000x925.self))
+        leaves.append(resolved(r, Wide1000x926.self))
+        leaves.append(resolved(r, Wide1000x927.self))
+        leaves.append(resolved(r, Wide1000x928.self))
+        leaves.append(resolved(r, Wide1000x929.self))
+        leaves.append(resolved(r, Wide1000x930.self))
+        leaves.append(resolved(r, Wide1000x931.self))
+        leaves.append(resolved(r, Wide1000x932.self))
+        leaves.append(resolved(r, Wide1000x933.self))
+        leaves.append(resolved(r, Wide1000x934.self))
+        leaves.append(resolved(r, Wide1000x935.self))
+        leaves.append(resolved(r, Wide1000x936.self))
+        leaves.append(resolved(r, Wide1000x937.self))
+        leaves.append(resolved(r, Wide1000x938.self))
+        leaves.append(resolved(r, Wide1000x939.self))
+        leaves.append(resolved(r, Wide1000x940.self))
+        leaves.append(resolved(r, Wide1000x941.self))
+        leaves.append(resolved(r, Wide1000x942.self))
+        leaves.append(resolved(r, Wide1000x943.self))
+        leaves.append(resolved(r, Wide1000x944.self))
+        leaves.append(resolved(r, Wide1000x945.self))
+        leaves.append(resolved(r, Wide1000x946.self))
+        leaves.append(resolved(r, Wide1000x947.self))
+        leaves.append(resolved(r, Wide1000x948.self))
+        leaves.append(resolved(r, Wide1000x949.self))
+    }
+
+    @inline(never) private static func resolveLeavesPart19(_ r: any Swinject.Resolver, _ leaves: inout [AnyObject]) {
+        leaves.append(resolved(r, Wide1000x950.self))
+        leaves.append(resolved(r, Wide1000x951.self))
+        leaves.append(resolved(r, Wide1000x952.self))
+        leaves.append(resolved(r, Wide1000x953.self))
+        leaves.append(resolved(r, Wide1000x954.self))
+        leaves.append(resolved(r, Wide1000x955.self))
+        leaves.append(resolved(r, Wide1000x956.self))
+        leaves.append(resolved(r, Wide1000x957.self))
+        leaves.append(resolved(r, Wide1000x958.self))
+        leaves.append(resolved(r, Wide1000x959.self))
+        leaves.append(resolved(r, Wide1000x960.self))
+        leaves.append(resolved(r, Wide1000x961.self))
+        leaves.append(resolved(r, Wide1000x962.self))
+        leaves.append(resolved(r, Wide1000x963.self))
+        leaves.append(resolved(r, Wide1000x964.self))
+        leaves.append(resolved(r, Wide1000x965.self))
+        leaves.append(resolved(r, Wide1000x966.self))
+        leaves.append(resolved(r, Wide1000x967.self))
+        leaves.append(resolved(r, Wide1000x968.self))
+        leaves.append(resolved(r, Wide1000x969.self))
+        leaves.append(resolved(r, Wide1000x970.self))
+        leaves.append(resolved(r, Wide1000x971.self))
+        leaves.append(resolved(r, Wide1000x972.self))
+        leaves.append(resolved(r, Wide1000x973.self))
+        leaves.append(resolved(r, Wide1000x974.self))
+        leaves.append(resolved(r, Wide1000x975.self))
+        leaves.append(resolved(r, Wide1000x976.self))
+        leaves.append(resolved(r, Wide1000x977.self))
+        leaves.append(resolved(r, Wide1000x978.self))
+        leaves.append(resolved(r, Wide1000x979.self))
+        leaves.append(resolved(r, Wide1000x980.self))
+        leaves.append(resolved(r, Wide1000x981.self))
+        leaves.append(resolved(r, Wide1000x982.self))
+        leaves.append(resolved(r, Wide1000x983.self))
+        leaves.append(resolved(r, Wide1000x984.self))
+        leaves.append(resolved(r, Wide1000x985.self))
+        leaves.append(resolved(r, Wide1000x986.self))
+        leaves.append(resolved(r, Wide1000x987.self))
+        leaves.append(resolved(r, Wide1000x988.self))
+        leaves.append(resolved(r, Wide1000x989.self))
+        leaves.append(resolved(r, Wide1000x990.self))
+        leaves.append(resolved(r, Wide1000x991.self))
+        leaves.append(resolved(r, Wide1000x992.self))
+        leaves.append(resolved(r, Wide1000x993.self))
+        leaves.append(resolved(r, Wide1000x994.self))
+        leaves.append(resolved(r, Wide1000x995.self))
+        leaves.append(resolved(r, Wide1000x996.self))
+        leaves.append(resolved(r, Wide1000x997.self))
+        leaves.append(resolved(r, Wide1000x998.self))
+        leaves.append(resolved(r, Wide1000x999.self))
+    }
+
     /// The hand-wired equivalent of a registry: a table of factories, one per key.
     static func addFactories(to table: inout [HandKey: () -> AnyObject], named name: String) {
+        addFactoriesPart0(&table, name)
+        addFactoriesPart1(&table, name)
+        addFactoriesPart2(&table, name)
+        addFactoriesPart3(&table, name)
+        addFactoriesPart4(&table, name)
+        addFactoriesPart5(&table, name)
+        addFactoriesPart6(&table, name)
+        addFactoriesPart7(&table, name)
+        addFactoriesPart8(&table, name)
+        addFactoriesPart9(&table, name)
+        addFactoriesPart10(&table, name)
+        addFactoriesPart11(&table, name)
+        addFactoriesPart12(&table, name)
+        addFactoriesPart13(&table, name)
+        addFactoriesPart14(&table, name)
+        addFactoriesPart15(&table, name)
+        addFactoriesPart16(&table, name)
+        addFactoriesPart17(&table, name)
+        addFactoriesPart18(&table, name)
+        addFactoriesPart19(&table, name)
+    }
+
+    @inline(never) private static func addFactoriesPart0(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x0.self, name)] = { Wide1000x0() }
         table[HandKey(Wide1000x1.self, name)] = { Wide1000x1() }
         table[HandKey(Wide1000x2.self, name)] = { Wide1000x2() }
@@ -4068,6 +5428,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x47.self, name)] = { Wide1000x47() }
         table[HandKey(Wide1000x48.self, name)] = { Wide1000x48() }
         table[HandKey(Wide1000x49.self, name)] = { Wide1000x49() }
+    }
+
+    @inline(never) private static func addFactoriesPart1(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x50.self, name)] = { Wide1000x50() }
         table[HandKey(Wide1000x51.self, name)] = { Wide1000x51() }
         table[HandKey(Wide1000x52.self, name)] = { Wide1000x52() }
@@ -4118,6 +5481,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x97.self, name)] = { Wide1000x97() }
         table[HandKey(Wide1000x98.self, name)] = { Wide1000x98() }
         table[HandKey(Wide1000x99.self, name)] = { Wide1000x99() }
+    }
+
+    @inline(never) private static func addFactoriesPart2(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x100.self, name)] = { Wide1000x100() }
         table[HandKey(Wide1000x101.self, name)] = { Wide1000x101() }
         table[HandKey(Wide1000x102.self, name)] = { Wide1000x102() }
@@ -4168,6 +5534,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x147.self, name)] = { Wide1000x147() }
         table[HandKey(Wide1000x148.self, name)] = { Wide1000x148() }
         table[HandKey(Wide1000x149.self, name)] = { Wide1000x149() }
+    }
+
+    @inline(never) private static func addFactoriesPart3(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x150.self, name)] = { Wide1000x150() }
         table[HandKey(Wide1000x151.self, name)] = { Wide1000x151() }
         table[HandKey(Wide1000x152.self, name)] = { Wide1000x152() }
@@ -4218,6 +5587,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x197.self, name)] = { Wide1000x197() }
         table[HandKey(Wide1000x198.self, name)] = { Wide1000x198() }
         table[HandKey(Wide1000x199.self, name)] = { Wide1000x199() }
+    }
+
+    @inline(never) private static func addFactoriesPart4(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x200.self, name)] = { Wide1000x200() }
         table[HandKey(Wide1000x201.self, name)] = { Wide1000x201() }
         table[HandKey(Wide1000x202.self, name)] = { Wide1000x202() }
@@ -4268,6 +5640,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x247.self, name)] = { Wide1000x247() }
         table[HandKey(Wide1000x248.self, name)] = { Wide1000x248() }
         table[HandKey(Wide1000x249.self, name)] = { Wide1000x249() }
+    }
+
+    @inline(never) private static func addFactoriesPart5(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x250.self, name)] = { Wide1000x250() }
         table[HandKey(Wide1000x251.self, name)] = { Wide1000x251() }
         table[HandKey(Wide1000x252.self, name)] = { Wide1000x252() }
@@ -4318,6 +5693,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x297.self, name)] = { Wide1000x297() }
         table[HandKey(Wide1000x298.self, name)] = { Wide1000x298() }
         table[HandKey(Wide1000x299.self, name)] = { Wide1000x299() }
+    }
+
+    @inline(never) private static func addFactoriesPart6(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x300.self, name)] = { Wide1000x300() }
         table[HandKey(Wide1000x301.self, name)] = { Wide1000x301() }
         table[HandKey(Wide1000x302.self, name)] = { Wide1000x302() }
@@ -4368,6 +5746,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x347.self, name)] = { Wide1000x347() }
         table[HandKey(Wide1000x348.self, name)] = { Wide1000x348() }
         table[HandKey(Wide1000x349.self, name)] = { Wide1000x349() }
+    }
+
+    @inline(never) private static func addFactoriesPart7(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x350.self, name)] = { Wide1000x350() }
         table[HandKey(Wide1000x351.self, name)] = { Wide1000x351() }
         table[HandKey(Wide1000x352.self, name)] = { Wide1000x352() }
@@ -4418,6 +5799,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x397.self, name)] = { Wide1000x397() }
         table[HandKey(Wide1000x398.self, name)] = { Wide1000x398() }
         table[HandKey(Wide1000x399.self, name)] = { Wide1000x399() }
+    }
+
+    @inline(never) private static func addFactoriesPart8(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x400.self, name)] = { Wide1000x400() }
         table[HandKey(Wide1000x401.self, name)] = { Wide1000x401() }
         table[HandKey(Wide1000x402.self, name)] = { Wide1000x402() }
@@ -4468,6 +5852,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x447.self, name)] = { Wide1000x447() }
         table[HandKey(Wide1000x448.self, name)] = { Wide1000x448() }
         table[HandKey(Wide1000x449.self, name)] = { Wide1000x449() }
+    }
+
+    @inline(never) private static func addFactoriesPart9(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x450.self, name)] = { Wide1000x450() }
         table[HandKey(Wide1000x451.self, name)] = { Wide1000x451() }
         table[HandKey(Wide1000x452.self, name)] = { Wide1000x452() }
@@ -4518,6 +5905,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x497.self, name)] = { Wide1000x497() }
         table[HandKey(Wide1000x498.self, name)] = { Wide1000x498() }
         table[HandKey(Wide1000x499.self, name)] = { Wide1000x499() }
+    }
+
+    @inline(never) private static func addFactoriesPart10(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x500.self, name)] = { Wide1000x500() }
         table[HandKey(Wide1000x501.self, name)] = { Wide1000x501() }
         table[HandKey(Wide1000x502.self, name)] = { Wide1000x502() }
@@ -4568,6 +5958,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x547.self, name)] = { Wide1000x547() }
         table[HandKey(Wide1000x548.self, name)] = { Wide1000x548() }
         table[HandKey(Wide1000x549.self, name)] = { Wide1000x549() }
+    }
+
+    @inline(never) private static func addFactoriesPart11(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x550.self, name)] = { Wide1000x550() }
         table[HandKey(Wide1000x551.self, name)] = { Wide1000x551() }
         table[HandKey(Wide1000x552.self, name)] = { Wide1000x552() }
@@ -4618,6 +6011,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x597.self, name)] = { Wide1000x597() }
         table[HandKey(Wide1000x598.self, name)] = { Wide1000x598() }
         table[HandKey(Wide1000x599.self, name)] = { Wide1000x599() }
+    }
+
+    @inline(never) private static func addFactoriesPart12(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x600.self, name)] = { Wide1000x600() }
         table[HandKey(Wide1000x601.self, name)] = { Wide1000x601() }
         table[HandKey(Wide1000x602.self, name)] = { Wide1000x602() }
@@ -4668,6 +6064,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x647.self, name)] = { Wide1000x647() }
         table[HandKey(Wide1000x648.self, name)] = { Wide1000x648() }
         table[HandKey(Wide1000x649.self, name)] = { Wide1000x649() }
+    }
+
+    @inline(never) private static func addFactoriesPart13(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x650.self, name)] = { Wide1000x650() }
         table[HandKey(Wide1000x651.self, name)] = { Wide1000x651() }
         table[HandKey(Wide1000x652.self, name)] = { Wide1000x652() }
@@ -4718,6 +6117,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x697.self, name)] = { Wide1000x697() }
         table[HandKey(Wide1000x698.self, name)] = { Wide1000x698() }
         table[HandKey(Wide1000x699.self, name)] = { Wide1000x699() }
+    }
+
+    @inline(never) private static func addFactoriesPart14(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x700.self, name)] = { Wide1000x700() }
         table[HandKey(Wide1000x701.self, name)] = { Wide1000x701() }
         table[HandKey(Wide1000x702.self, name)] = { Wide1000x702() }
@@ -4768,6 +6170,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x747.self, name)] = { Wide1000x747() }
         table[HandKey(Wide1000x748.self, name)] = { Wide1000x748() }
         table[HandKey(Wide1000x749.self, name)] = { Wide1000x749() }
+    }
+
+    @inline(never) private static func addFactoriesPart15(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x750.self, name)] = { Wide1000x750() }
         table[HandKey(Wide1000x751.self, name)] = { Wide1000x751() }
         table[HandKey(Wide1000x752.self, name)] = { Wide1000x752() }
@@ -4818,6 +6223,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x797.self, name)] = { Wide1000x797() }
         table[HandKey(Wide1000x798.self, name)] = { Wide1000x798() }
         table[HandKey(Wide1000x799.self, name)] = { Wide1000x799() }
+    }
+
+    @inline(never) private static func addFactoriesPart16(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x800.self, name)] = { Wide1000x800() }
         table[HandKey(Wide1000x801.self, name)] = { Wide1000x801() }
         table[HandKey(Wide1000x802.self, name)] = { Wide1000x802() }
@@ -4868,6 +6276,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x847.self, name)] = { Wide1000x847() }
         table[HandKey(Wide1000x848.self, name)] = { Wide1000x848() }
         table[HandKey(Wide1000x849.self, name)] = { Wide1000x849() }
+    }
+
+    @inline(never) private static func addFactoriesPart17(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x850.self, name)] = { Wide1000x850() }
         table[HandKey(Wide1000x851.self, name)] = { Wide1000x851() }
         table[HandKey(Wide1000x852.self, name)] = { Wide1000x852() }
@@ -4918,6 +6329,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x897.self, name)] = { Wide1000x897() }
         table[HandKey(Wide1000x898.self, name)] = { Wide1000x898() }
         table[HandKey(Wide1000x899.self, name)] = { Wide1000x899() }
+    }
+
+    @inline(never) private static func addFactoriesPart18(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x900.self, name)] = { Wide1000x900() }
         table[HandKey(Wide1000x901.self, name)] = { Wide1000x901() }
         table[HandKey(Wide1000x902.self, name)] = { Wide1000x902() }
@@ -4968,6 +6382,9 @@ enum Wide1000 {
         table[HandKey(Wide1000x947.self, name)] = { Wide1000x947() }
         table[HandKey(Wide1000x948.self, name)] = { Wide1000x948() }
         table[HandKey(Wide1000x949.self, name)] = { Wide1000x949() }
+    }
+
+    @inline(never) private static func addFactoriesPart19(_ table: inout [HandKey: () -> AnyObject], _ name: String) {
         table[HandKey(Wide1000x950.self, name)] = { Wide1000x950() }
         table[HandKey(Wide1000x951.self, name)] = { Wide1000x951() }
         table[HandKey(Wide1000x952.self, name)] = { Wide1000x952() }
@@ -5020,2013 +6437,1090 @@ enum Wide1000 {
         table[HandKey(Wide1000x999.self, name)] = { Wide1000x999() }
     }
 
-    static func resolveLeaves(_ r: any Swinject.Resolver) -> [AnyObject] {
-        [
-            resolved(r, Wide1000x0.self),
-            resolved(r, Wide1000x1.self),
-            resolved(r, Wide1000x2.self),
-            resolved(r, Wide1000x3.self),
-            resolved(r, Wide1000x4.self),
-            resolved(r, Wide1000x5.self),
-            resolved(r, Wide1000x6.self),
-            resolved(r, Wide1000x7.self),
-            resolved(r, Wide1000x8.self),
-            resolved(r, Wide1000x9.self),
-            resolved(r, Wide1000x10.self),
-            resolved(r, Wide1000x11.self),
-            resolved(r, Wide1000x12.self),
-            resolved(r, Wide1000x13.self),
-            resolved(r, Wide1000x14.self),
-            resolved(r, Wide1000x15.self),
-            resolved(r, Wide1000x16.self),
-            resolved(r, Wide1000x17.self),
-            resolved(r, Wide1000x18.self),
-            resolved(r, Wide1000x19.self),
-            resolved(r, Wide1000x20.self),
-            resolved(r, Wide1000x21.self),
-            resolved(r, Wide1000x22.self),
-            resolved(r, Wide1000x23.self),
-            resolved(r, Wide1000x24.self),
-            resolved(r, Wide1000x25.self),
-            resolved(r, Wide1000x26.self),
-            resolved(r, Wide1000x27.self),
-            resolved(r, Wide1000x28.self),
-            resolved(r, Wide1000x29.self),
-            resolved(r, Wide1000x30.self),
-            resolved(r, Wide1000x31.self),
-            resolved(r, Wide1000x32.self),
-            resolved(r, Wide1000x33.self),
-            resolved(r, Wide1000x34.self),
-            resolved(r, Wide1000x35.self),
-            resolved(r, Wide1000x36.self),
-            resolved(r, Wide1000x37.self),
-            resolved(r, Wide1000x38.self),
-            resolved(r, Wide1000x39.self),
-            resolved(r, Wide1000x40.self),
-            resolved(r, Wide1000x41.self),
-            resolved(r, Wide1000x42.self),
-            resolved(r, Wide1000x43.self),
-            resolved(r, Wide1000x44.self),
-            resolved(r, Wide1000x45.self),
-            resolved(r, Wide1000x46.self),
-            resolved(r, Wide1000x47.self),
-            resolved(r, Wide1000x48.self),
-            resolved(r, Wide1000x49.self),
-            resolved(r, Wide1000x50.self),
-            resolved(r, Wide1000x51.self),
-            resolved(r, Wide1000x52.self),
-            resolved(r, Wide1000x53.self),
-            resolved(r, Wide1000x54.self),
-            resolved(r, Wide1000x55.self),
-            resolved(r, Wide1000x56.self),
-            resolved(r, Wide1000x57.self),
-            resolved(r, Wide1000x58.self),
-            resolved(r, Wide1000x59.self),
-            resolved(r, Wide1000x60.self),
-            resolved(r, Wide1000x61.self),
-            resolved(r, Wide1000x62.self),
-            resolved(r, Wide1000x63.self),
-            resolved(r, Wide1000x64.self),
-            resolved(r, Wide1000x65.self),
-            resolved(r, Wide1000x66.self),
-            resolved(r, Wide1000x67.self),
-            resolved(r, Wide1000x68.self),
-            resolved(r, Wide1000x69.self),
-            resolved(r, Wide1000x70.self),
-            resolved(r, Wide1000x71.self),
-            resolved(r, Wide1000x72.self),
-            resolved(r, Wide1000x73.self),
-            resolved(r, Wide1000x74.self),
-            resolved(r, Wide1000x75.self),
-            resolved(r, Wide1000x76.self),
-            resolved(r, Wide1000x77.self),
-            resolved(r, Wide1000x78.self),
-            resolved(r, Wide1000x79.self),
-            resolved(r, Wide1000x80.self),
-            resolved(r, Wide1000x81.self),
-            resolved(r, Wide1000x82.self),
-            resolved(r, Wide1000x83.self),
-            resolved(r, Wide1000x84.self),
-            resolved(r, Wide1000x85.self),
-            resolved(r, Wide1000x86.self),
-            resolved(r, Wide1000x87.self),
-            resolved(r, Wide1000x88.self),
-            resolved(r, Wide1000x89.self),
-            resolved(r, Wide1000x90.self),
-            resolved(r, Wide1000x91.self),
-            resolved(r, Wide1000x92.self),
-            resolved(r, Wide1000x93.self),
-            resolved(r, Wide1000x94.self),
-            resolved(r, Wide1000x95.self),
-            resolved(r, Wide1000x96.self),
-            resolved(r, Wide1000x97.self),
-            resolved(r, Wide1000x98.self),
-            resolved(r, Wide1000x99.self),
-            resolved(r, Wide1000x100.self),
-            resolved(r, Wide1000x101.self),
-            resolved(r, Wide1000x102.self),
-            resolved(r, Wide1000x103.self),
-            resolved(r, Wide1000x104.self),
-            resolved(r, Wide1000x105.self),
-            resolved(r, Wide1000x106.self),
-            resolved(r, Wide1000x107.self),
-            resolved(r, Wide1000x108.self),
-            resolved(r, Wide1000x109.self),
-            resolved(r, Wide1000x110.self),
-            resolved(r, Wide1000x111.self),
-            resolved(r, Wide1000x112.self),
-            resolved(r, Wide1000x113.self),
-            resolved(r, Wide1000x114.self),
-            resolved(r, Wide1000x115.self),
-            resolved(r, Wide1000x116.self),
-            resolved(r, Wide1000x117.self),
-            resolved(r, Wide1000x118.self),
-            resolved(r, Wide1000x119.self),
-            resolved(r, Wide1000x120.self),
-            resolved(r, Wide1000x121.self),
-            resolved(r, Wide1000x122.self),
-            resolved(r, Wide1000x123.self),
-            resolved(r, Wide1000x124.self),
-            resolved(r, Wide1000x125.self),
-            resolved(r, Wide1000x126.self),
-            resolved(r, Wide1000x127.self),
-            resolved(r, Wide1000x128.self),
-            resolved(r, Wide1000x129.self),
-            resolved(r, Wide1000x130.self),
-            resolved(r, Wide1000x131.self),
-            resolved(r, Wide1000x132.self),
-            resolved(r, Wide1000x133.self),
-            resolved(r, Wide1000x134.self),
-            resolved(r, Wide1000x135.self),
-            resolved(r, Wide1000x136.self),
-            resolved(r, Wide1000x137.self),
-            resolved(r, Wide1000x138.self),
-            resolved(r, Wide1000x139.self),
-            resolved(r, Wide1000x140.self),
-            resolved(r, Wide1000x141.self),
-            resolved(r, Wide1000x142.self),
-            resolved(r, Wide1000x143.self),
-            resolved(r, Wide1000x144.self),
-            resolved(r, Wide1000x145.self),
-            resolved(r, Wide1000x146.self),
-            resolved(r, Wide1000x147.self),
-            resolved(r, Wide1000x148.self),
-            resolved(r, Wide1000x149.self),
-            resolved(r, Wide1000x150.self),
-            resolved(r, Wide1000x151.self),
-            resolved(r, Wide1000x152.self),
-            resolved(r, Wide1000x153.self),
-            resolved(r, Wide1000x154.self),
-            resolved(r, Wide1000x155.self),
-            resolved(r, Wide1000x156.self),
-            resolved(r, Wide1000x157.self),
-            resolved(r, Wide1000x158.self),
-            resolved(r, Wide1000x159.self),
-            resolved(r, Wide1000x160.self),
-            resolved(r, Wide1000x161.self),
-            resolved(r, Wide1000x162.self),
-            resolved(r, Wide1000x163.self),
-            resolved(r, Wide1000x164.self),
-            resolved(r, Wide1000x165.self),
-            resolved(r, Wide1000x166.self),
-            resolved(r, Wide1000x167.self),
-            resolved(r, Wide1000x168.self),
-            resolved(r, Wide1000x169.self),
-            resolved(r, Wide1000x170.self),
-            resolved(r, Wide1000x171.self),
-            resolved(r, Wide1000x172.self),
-            resolved(r, Wide1000x173.self),
-            resolved(r, Wide1000x174.self),
-            resolved(r, Wide1000x175.self),
-            resolved(r, Wide1000x176.self),
-            resolved(r, Wide1000x177.self),
-            resolved(r, Wide1000x178.self),
-            resolved(r, Wide1000x179.self),
-            resolved(r, Wide1000x180.self),
-            resolved(r, Wide1000x181.self),
-            resolved(r, Wide1000x182.self),
-            resolved(r, Wide1000x183.self),
-            resolved(r, Wide1000x184.self),
-            resolved(r, Wide1000x185.self),
-            resolved(r, Wide1000x186.self),
-            resolved(r, Wide1000x187.self),
-            resolved(r, Wide1000x188.self),
-            resolved(r, Wide1000x189.self),
-            resolved(r, Wide1000x190.self),
-            resolved(r, Wide1000x191.self),
-            resolved(r, Wide1000x192.self),
-            resolved(r, Wide1000x193.self),
-            resolved(r, Wide1000x194.self),
-            resolved(r, Wide1000x195.self),
-            resolved(r, Wide1000x196.self),
-            resolved(r, Wide1000x197.self),
-            resolved(r, Wide1000x198.self),
-            resolved(r, Wide1000x199.self),
-            resolved(r, Wide1000x200.self),
-            resolved(r, Wide1000x201.self),
-            resolved(r, Wide1000x202.self),
-            resolved(r, Wide1000x203.self),
-            resolved(r, Wide1000x204.self),
-            resolved(r, Wide1000x205.self),
-            resolved(r, Wide1000x206.self),
-            resolved(r, Wide1000x207.self),
-            resolved(r, Wide1000x208.self),
-            resolved(r, Wide1000x209.self),
-            resolved(r, Wide1000x210.self),
-            resolved(r, Wide1000x211.self),
-            resolved(r, Wide1000x212.self),
-            resolved(r, Wide1000x213.self),
-            resolved(r, Wide1000x214.self),
-            resolved(r, Wide1000x215.self),
-            resolved(r, Wide1000x216.self),
-            resolved(r, Wide1000x217.self),
-            resolved(r, Wide1000x218.self),
-            resolved(r, Wide1000x219.self),
-            resolved(r, Wide1000x220.self),
-            resolved(r, Wide1000x221.self),
-            resolved(r, Wide1000x222.self),
-            resolved(r, Wide1000x223.self),
-            resolved(r, Wide1000x224.self),
-            resolved(r, Wide1000x225.self),
-            resolved(r, Wide1000x226.self),
-            resolved(r, Wide1000x227.self),
-            resolved(r, Wide1000x228.self),
-            resolved(r, Wide1000x229.self),
-            resolved(r, Wide1000x230.self),
-            resolved(r, Wide1000x231.self),
-            resolved(r, Wide1000x232.self),
-            resolved(r, Wide1000x233.self),
-            resolved(r, Wide1000x234.self),
-            resolved(r, Wide1000x235.self),
-            resolved(r, Wide1000x236.self),
-            resolved(r, Wide1000x237.self),
-            resolved(r, Wide1000x238.self),
-            resolved(r, Wide1000x239.self),
-            resolved(r, Wide1000x240.self),
-            resolved(r, Wide1000x241.self),
-            resolved(r, Wide1000x242.self),
-            resolved(r, Wide1000x243.self),
-            resolved(r, Wide1000x244.self),
-            resolved(r, Wide1000x245.self),
-            resolved(r, Wide1000x246.self),
-            resolved(r, Wide1000x247.self),
-            resolved(r, Wide1000x248.self),
-            resolved(r, Wide1000x249.self),
-            resolved(r, Wide1000x250.self),
-            resolved(r, Wide1000x251.self),
-            resolved(r, Wide1000x252.self),
-            resolved(r, Wide1000x253.self),
-            resolved(r, Wide1000x254.self),
-            resolved(r, Wide1000x255.self),
-            resolved(r, Wide1000x256.self),
-            resolved(r, Wide1000x257.self),
-            resolved(r, Wide1000x258.self),
-            resolved(r, Wide1000x259.self),
-            resolved(r, Wide1000x260.self),
-            resolved(r, Wide1000x261.self),
-            resolved(r, Wide1000x262.self),
-            resolved(r, Wide1000x263.self),
-            resolved(r, Wide1000x264.self),
-            resolved(r, Wide1000x265.self),
-            resolved(r, Wide1000x266.self),
-            resolved(r, Wide1000x267.self),
-            resolved(r, Wide1000x268.self),
-            resolved(r, Wide1000x269.self),
-            resolved(r, Wide1000x270.self),
-            resolved(r, Wide1000x271.self),
-            resolved(r, Wide1000x272.self),
-            resolved(r, Wide1000x273.self),
-            resolved(r, Wide1000x274.self),
-            resolved(r, Wide1000x275.self),
-            resolved(r, Wide1000x276.self),
-            resolved(r, Wide1000x277.self),
-            resolved(r, Wide1000x278.self),
-            resolved(r, Wide1000x279.self),
-            resolved(r, Wide1000x280.self),
-            resolved(r, Wide1000x281.self),
-            resolved(r, Wide1000x282.self),
-            resolved(r, Wide1000x283.self),
-            resolved(r, Wide1000x284.self),
-            resolved(r, Wide1000x285.self),
-            resolved(r, Wide1000x286.self),
-            resolved(r, Wide1000x287.self),
-            resolved(r, Wide1000x288.self),
-            resolved(r, Wide1000x289.self),
-            resolved(r, Wide1000x290.self),
-            resolved(r, Wide1000x291.self),
-            resolved(r, Wide1000x292.self),
-            resolved(r, Wide1000x293.self),
-            resolved(r, Wide1000x294.self),
-            resolved(r, Wide1000x295.self),
-            resolved(r, Wide1000x296.self),
-            resolved(r, Wide1000x297.self),
-            resolved(r, Wide1000x298.self),
-            resolved(r, Wide1000x299.self),
-            resolved(r, Wide1000x300.self),
-            resolved(r, Wide1000x301.self),
-            resolved(r, Wide1000x302.self),
-            resolved(r, Wide1000x303.self),
-            resolved(r, Wide1000x304.self),
-            resolved(r, Wide1000x305.self),
-            resolved(r, Wide1000x306.self),
-            resolved(r, Wide1000x307.self),
-            resolved(r, Wide1000x308.self),
-            resolved(r, Wide1000x309.self),
-            resolved(r, Wide1000x310.self),
-            resolved(r, Wide1000x311.self),
-            resolved(r, Wide1000x312.self),
-            resolved(r, Wide1000x313.self),
-            resolved(r, Wide1000x314.self),
-            resolved(r, Wide1000x315.self),
-            resolved(r, Wide1000x316.self),
-            resolved(r, Wide1000x317.self),
-            resolved(r, Wide1000x318.self),
-            resolved(r, Wide1000x319.self),
-            resolved(r, Wide1000x320.self),
-            resolved(r, Wide1000x321.self),
-            resolved(r, Wide1000x322.self),
-            resolved(r, Wide1000x323.self),
-            resolved(r, Wide1000x324.self),
-            resolved(r, Wide1000x325.self),
-            resolved(r, Wide1000x326.self),
-            resolved(r, Wide1000x327.self),
-            resolved(r, Wide1000x328.self),
-            resolved(r, Wide1000x329.self),
-            resolved(r, Wide1000x330.self),
-            resolved(r, Wide1000x331.self),
-            resolved(r, Wide1000x332.self),
-            resolved(r, Wide1000x333.self),
-            resolved(r, Wide1000x334.self),
-            resolved(r, Wide1000x335.self),
-            resolved(r, Wide1000x336.self),
-            resolved(r, Wide1000x337.self),
-            resolved(r, Wide1000x338.self),
-            resolved(r, Wide1000x339.self),
-            resolved(r, Wide1000x340.self),
-            resolved(r, Wide1000x341.self),
-            resolved(r, Wide1000x342.self),
-            resolved(r, Wide1000x343.self),
-            resolved(r, Wide1000x344.self),
-            resolved(r, Wide1000x345.self),
-            resolved(r, Wide1000x346.self),
-            resolved(r, Wide1000x347.self),
-            resolved(r, Wide1000x348.self),
-            resolved(r, Wide1000x349.self),
-            resolved(r, Wide1000x350.self),
-            resolved(r, Wide1000x351.self),
-            resolved(r, Wide1000x352.self),
-            resolved(r, Wide1000x353.self),
-            resolved(r, Wide1000x354.self),
-            resolved(r, Wide1000x355.self),
-            resolved(r, Wide1000x356.self),
-            resolved(r, Wide1000x357.self),
-            resolved(r, Wide1000x358.self),
-            resolved(r, Wide1000x359.self),
-            resolved(r, Wide1000x360.self),
-            resolved(r, Wide1000x361.self),
-            resolved(r, Wide1000x362.self),
-            resolved(r, Wide1000x363.self),
-            resolved(r, Wide1000x364.self),
-            resolved(r, Wide1000x365.self),
-            resolved(r, Wide1000x366.self),
-            resolved(r, Wide1000x367.self),
-            resolved(r, Wide1000x368.self),
-            resolved(r, Wide1000x369.self),
-            resolved(r, Wide1000x370.self),
-            resolved(r, Wide1000x371.self),
-            resolved(r, Wide1000x372.self),
-            resolved(r, Wide1000x373.self),
-            resolved(r, Wide1000x374.self),
-            resolved(r, Wide1000x375.self),
-            resolved(r, Wide1000x376.self),
-            resolved(r, Wide1000x377.self),
-            resolved(r, Wide1000x378.self),
-            resolved(r, Wide1000x379.self),
-            resolved(r, Wide1000x380.self),
-            resolved(r, Wide1000x381.self),
-            resolved(r, Wide1000x382.self),
-            resolved(r, Wide1000x383.self),
-            resolved(r, Wide1000x384.self),
-            resolved(r, Wide1000x385.self),
-            resolved(r, Wide1000x386.self),
-            resolved(r, Wide1000x387.self),
-            resolved(r, Wide1000x388.self),
-            resolved(r, Wide1000x389.self),
-            resolved(r, Wide1000x390.self),
-            resolved(r, Wide1000x391.self),
-            resolved(r, Wide1000x392.self),
-            resolved(r, Wide1000x393.self),
-            resolved(r, Wide1000x394.self),
-            resolved(r, Wide1000x395.self),
-            resolved(r, Wide1000x396.self),
-            resolved(r, Wide1000x397.self),
-            resolved(r, Wide1000x398.self),
-            resolved(r, Wide1000x399.self),
-            resolved(r, Wide1000x400.self),
-            resolved(r, Wide1000x401.self),
-            resolved(r, Wide1000x402.self),
-            resolved(r, Wide1000x403.self),
-            resolved(r, Wide1000x404.self),
-            resolved(r, Wide1000x405.self),
-            resolved(r, Wide1000x406.self),
-            resolved(r, Wide1000x407.self),
-            resolved(r, Wide1000x408.self),
-            resolved(r, Wide1000x409.self),
-            resolved(r, Wide1000x410.self),
-            resolved(r, Wide1000x411.self),
-            resolved(r, Wide1000x412.self),
-            resolved(r, Wide1000x413.self),
-            resolved(r, Wide1000x414.self),
-            resolved(r, Wide1000x415.self),
-            resolved(r, Wide1000x416.self),
-            resolved(r, Wide1000x417.self),
-            resolved(r, Wide1000x418.self),
-            resolved(r, Wide1000x419.self),
-            resolved(r, Wide1000x420.self),
-            resolved(r, Wide1000x421.self),
-            resolved(r, Wide1000x422.self),
-            resolved(r, Wide1000x423.self),
-            resolved(r, Wide1000x424.self),
-            resolved(r, Wide1000x425.self),
-            resolved(r, Wide1000x426.self),
-            resolved(r, Wide1000x427.self),
-            resolved(r, Wide1000x428.self),
-            resolved(r, Wide1000x429.self),
-            resolved(r, Wide1000x430.self),
-            resolved(r, Wide1000x431.self),
-            resolved(r, Wide1000x432.self),
-            resolved(r, Wide1000x433.self),
-            resolved(r, Wide1000x434.self),
-            resolved(r, Wide1000x435.self),
-            resolved(r, Wide1000x436.self),
-            resolved(r, Wide1000x437.self),
-            resolved(r, Wide1000x438.self),
-            resolved(r, Wide1000x439.self),
-            resolved(r, Wide1000x440.self),
-            resolved(r, Wide1000x441.self),
-            resolved(r, Wide1000x442.self),
-            resolved(r, Wide1000x443.self),
-            resolved(r, Wide1000x444.self),
-            resolved(r, Wide1000x445.self),
-            resolved(r, Wide1000x446.self),
-            resolved(r, Wide1000x447.self),
-            resolved(r, Wide1000x448.self),
-            resolved(r, Wide1000x449.self),
-            resolved(r, Wide1000x450.self),
-            resolved(r, Wide1000x451.self),
-            resolved(r, Wide1000x452.self),
-            resolved(r, Wide1000x453.self),
-            resolved(r, Wide1000x454.self),
-            resolved(r, Wide1000x455.self),
-            resolved(r, Wide1000x456.self),
-            resolved(r, Wide1000x457.self),
-            resolved(r, Wide1000x458.self),
-            resolved(r, Wide1000x459.self),
-            resolved(r, Wide1000x460.self),
-            resolved(r, Wide1000x461.self),
-            resolved(r, Wide1000x462.self),
-            resolved(r, Wide1000x463.self),
-            resolved(r, Wide1000x464.self),
-            resolved(r, Wide1000x465.self),
-            resolved(r, Wide1000x466.self),
-            resolved(r, Wide1000x467.self),
-            resolved(r, Wide1000x468.self),
-            resolved(r, Wide1000x469.self),
-            resolved(r, Wide1000x470.self),
-            resolved(r, Wide1000x471.self),
-            resolved(r, Wide1000x472.self),
-            resolved(r, Wide1000x473.self),
-            resolved(r, Wide1000x474.self),
-            resolved(r, Wide1000x475.self),
-            resolved(r, Wide1000x476.self),
-            resolved(r, Wide1000x477.self),
-            resolved(r, Wide1000x478.self),
-            resolved(r, Wide1000x479.self),
-            resolved(r, Wide1000x480.self),
-            resolved(r, Wide1000x481.self),
-            resolved(r, Wide1000x482.self),
-            resolved(r, Wide1000x483.self),
-            resolved(r, Wide1000x484.self),
-            resolved(r, Wide1000x485.self),
-            resolved(r, Wide1000x486.self),
-            resolved(r, Wide1000x487.self),
-            resolved(r, Wide1000x488.self),
-            resolved(r, Wide1000x489.self),
-            resolved(r, Wide1000x490.self),
-            resolved(r, Wide1000x491.self),
-            resolved(r, Wide1000x492.self),
-            resolved(r, Wide1000x493.self),
-            resolved(r, Wide1000x494.self),
-            resolved(r, Wide1000x495.self),
-            resolved(r, Wide1000x496.self),
-            resolved(r, Wide1000x497.self),
-            resolved(r, Wide1000x498.self),
-            resolved(r, Wide1000x499.self),
-            resolved(r, Wide1000x500.self),
-            resolved(r, Wide1000x501.self),
-            resolved(r, Wide1000x502.self),
-            resolved(r, Wide1000x503.self),
-            resolved(r, Wide1000x504.self),
-            resolved(r, Wide1000x505.self),
-            resolved(r, Wide1000x506.self),
-            resolved(r, Wide1000x507.self),
-            resolved(r, Wide1000x508.self),
-            resolved(r, Wide1000x509.self),
-            resolved(r, Wide1000x510.self),
-            resolved(r, Wide1000x511.self),
-            resolved(r, Wide1000x512.self),
-            resolved(r, Wide1000x513.self),
-            resolved(r, Wide1000x514.self),
-            resolved(r, Wide1000x515.self),
-            resolved(r, Wide1000x516.self),
-            resolved(r, Wide1000x517.self),
-            resolved(r, Wide1000x518.self),
-            resolved(r, Wide1000x519.self),
-            resolved(r, Wide1000x520.self),
-            resolved(r, Wide1000x521.self),
-            resolved(r, Wide1000x522.self),
-            resolved(r, Wide1000x523.self),
-            resolved(r, Wide1000x524.self),
-            resolved(r, Wide1000x525.self),
-            resolved(r, Wide1000x526.self),
-            resolved(r, Wide1000x527.self),
-            resolved(r, Wide1000x528.self),
-            resolved(r, Wide1000x529.self),
-            resolved(r, Wide1000x530.self),
-            resolved(r, Wide1000x531.self),
-            resolved(r, Wide1000x532.self),
-            resolved(r, Wide1000x533.self),
-            resolved(r, Wide1000x534.self),
-            resolved(r, Wide1000x535.self),
-            resolved(r, Wide1000x536.self),
-            resolved(r, Wide1000x537.self),
-            resolved(r, Wide1000x538.self),
-            resolved(r, Wide1000x539.self),
-            resolved(r, Wide1000x540.self),
-            resolved(r, Wide1000x541.self),
-            resolved(r, Wide1000x542.self),
-            resolved(r, Wide1000x543.self),
-            resolved(r, Wide1000x544.self),
-            resolved(r, Wide1000x545.self),
-            resolved(r, Wide1000x546.self),
-            resolved(r, Wide1000x547.self),
-            resolved(r, Wide1000x548.self),
-            resolved(r, Wide1000x549.self),
-            resolved(r, Wide1000x550.self),
-            resolved(r, Wide1000x551.self),
-            resolved(r, Wide1000x552.self),
-            resolved(r, Wide1000x553.self),
-            resolved(r, Wide1000x554.self),
-            resolved(r, Wide1000x555.self),
-            resolved(r, Wide1000x556.self),
-            resolved(r, Wide1000x557.self),
-            resolved(r, Wide1000x558.self),
-            resolved(r, Wide1000x559.self),
-            resolved(r, Wide1000x560.self),
-            resolved(r, Wide1000x561.self),
-            resolved(r, Wide1000x562.self),
-            resolved(r, Wide1000x563.self),
-            resolved(r, Wide1000x564.self),
-            resolved(r, Wide1000x565.self),
-            resolved(r, Wide1000x566.self),
-            resolved(r, Wide1000x567.self),
-            resolved(r, Wide1000x568.self),
-            resolved(r, Wide1000x569.self),
-            resolved(r, Wide1000x570.self),
-            resolved(r, Wide1000x571.self),
-            resolved(r, Wide1000x572.self),
-            resolved(r, Wide1000x573.self),
-            resolved(r, Wide1000x574.self),
-            resolved(r, Wide1000x575.self),
-            resolved(r, Wide1000x576.self),
-            resolved(r, Wide1000x577.self),
-            resolved(r, Wide1000x578.self),
-            resolved(r, Wide1000x579.self),
-            resolved(r, Wide1000x580.self),
-            resolved(r, Wide1000x581.self),
-            resolved(r, Wide1000x582.self),
-            resolved(r, Wide1000x583.self),
-            resolved(r, Wide1000x584.self),
-            resolved(r, Wide1000x585.self),
-            resolved(r, Wide1000x586.self),
-            resolved(r, Wide1000x587.self),
-            resolved(r, Wide1000x588.self),
-            resolved(r, Wide1000x589.self),
-            resolved(r, Wide1000x590.self),
-            resolved(r, Wide1000x591.self),
-            resolved(r, Wide1000x592.self),
-            resolved(r, Wide1000x593.self),
-            resolved(r, Wide1000x594.self),
-            resolved(r, Wide1000x595.self),
-            resolved(r, Wide1000x596.self),
-            resolved(r, Wide1000x597.self),
-            resolved(r, Wide1000x598.self),
-            resolved(r, Wide1000x599.self),
-            resolved(r, Wide1000x600.self),
-            resolved(r, Wide1000x601.self),
-            resolved(r, Wide1000x602.self),
-            resolved(r, Wide1000x603.self),
-            resolved(r, Wide1000x604.self),
-            resolved(r, Wide1000x605.self),
-            resolved(r, Wide1000x606.self),
-            resolved(r, Wide1000x607.self),
-            resolved(r, Wide1000x608.self),
-            resolved(r, Wide1000x609.self),
-            resolved(r, Wide1000x610.self),
-            resolved(r, Wide1000x611.self),
-            resolved(r, Wide1000x612.self),
-            resolved(r, Wide1000x613.self),
-            resolved(r, Wide1000x614.self),
-            resolved(r, Wide1000x615.self),
-            resolved(r, Wide1000x616.self),
-            resolved(r, Wide1000x617.self),
-            resolved(r, Wide1000x618.self),
-            resolved(r, Wide1000x619.self),
-            resolved(r, Wide1000x620.self),
-            resolved(r, Wide1000x621.self),
-            resolved(r, Wide1000x622.self),
-            resolved(r, Wide1000x623.self),
-            resolved(r, Wide1000x624.self),
-            resolved(r, Wide1000x625.self),
-            resolved(r, Wide1000x626.self),
-            resolved(r, Wide1000x627.self),
-            resolved(r, Wide1000x628.self),
-            resolved(r, Wide1000x629.self),
-            resolved(r, Wide1000x630.self),
-            resolved(r, Wide1000x631.self),
-            resolved(r, Wide1000x632.self),
-            resolved(r, Wide1000x633.self),
-            resolved(r, Wide1000x634.self),
-            resolved(r, Wide1000x635.self),
-            resolved(r, Wide1000x636.self),
-            resolved(r, Wide1000x637.self),
-            resolved(r, Wide1000x638.self),
-            resolved(r, Wide1000x639.self),
-            resolved(r, Wide1000x640.self),
-            resolved(r, Wide1000x641.self),
-            resolved(r, Wide1000x642.self),
-            resolved(r, Wide1000x643.self),
-            resolved(r, Wide1000x644.self),
-            resolved(r, Wide1000x645.self),
-            resolved(r, Wide1000x646.self),
-            resolved(r, Wide1000x647.self),
-            resolved(r, Wide1000x648.self),
-            resolved(r, Wide1000x649.self),
-            resolved(r, Wide1000x650.self),
-            resolved(r, Wide1000x651.self),
-            resolved(r, Wide1000x652.self),
-            resolved(r, Wide1000x653.self),
-            resolved(r, Wide1000x654.self),
-            resolved(r, Wide1000x655.self),
-            resolved(r, Wide1000x656.self),
-            resolved(r, Wide1000x657.self),
-            resolved(r, Wide1000x658.self),
-            resolved(r, Wide1000x659.self),
-            resolved(r, Wide1000x660.self),
-            resolved(r, Wide1000x661.self),
-            resolved(r, Wide1000x662.self),
-            resolved(r, Wide1000x663.self),
-            resolved(r, Wide1000x664.self),
-            resolved(r, Wide1000x665.self),
-            resolved(r, Wide1000x666.self),
-            resolved(r, Wide1000x667.self),
-            resolved(r, Wide1000x668.self),
-            resolved(r, Wide1000x669.self),
-            resolved(r, Wide1000x670.self),
-            resolved(r, Wide1000x671.self),
-            resolved(r, Wide1000x672.self),
-            resolved(r, Wide1000x673.self),
-            resolved(r, Wide1000x674.self),
-            resolved(r, Wide1000x675.self),
-            resolved(r, Wide1000x676.self),
-            resolved(r, Wide1000x677.self),
-            resolved(r, Wide1000x678.self),
-            resolved(r, Wide1000x679.self),
-            resolved(r, Wide1000x680.self),
-            resolved(r, Wide1000x681.self),
-            resolved(r, Wide1000x682.self),
-            resolved(r, Wide1000x683.self),
-            resolved(r, Wide1000x684.self),
-            resolved(r, Wide1000x685.self),
-            resolved(r, Wide1000x686.self),
-            resolved(r, Wide1000x687.self),
-            resolved(r, Wide1000x688.self),
-            resolved(r, Wide1000x689.self),
-            resolved(r, Wide1000x690.self),
-            resolved(r, Wide1000x691.self),
-            resolved(r, Wide1000x692.self),
-            resolved(r, Wide1000x693.self),
-            resolved(r, Wide1000x694.self),
-            resolved(r, Wide1000x695.self),
-            resolved(r, Wide1000x696.self),
-            resolved(r, Wide1000x697.self),
-            resolved(r, Wide1000x698.self),
-            resolved(r, Wide1000x699.self),
-            resolved(r, Wide1000x700.self),
-            resolved(r, Wide1000x701.self),
-            resolved(r, Wide1000x702.self),
-            resolved(r, Wide1000x703.self),
-            resolved(r, Wide1000x704.self),
-            resolved(r, Wide1000x705.self),
-            resolved(r, Wide1000x706.self),
-            resolved(r, Wide1000x707.self),
-            resolved(r, Wide1000x708.self),
-            resolved(r, Wide1000x709.self),
-            resolved(r, Wide1000x710.self),
-            resolved(r, Wide1000x711.self),
-            resolved(r, Wide1000x712.self),
-            resolved(r, Wide1000x713.self),
-            resolved(r, Wide1000x714.self),
-            resolved(r, Wide1000x715.self),
-            resolved(r, Wide1000x716.self),
-            resolved(r, Wide1000x717.self),
-            resolved(r, Wide1000x718.self),
-            resolved(r, Wide1000x719.self),
-            resolved(r, Wide1000x720.self),
-            resolved(r, Wide1000x721.self),
-            resolved(r, Wide1000x722.self),
-            resolved(r, Wide1000x723.self),
-            resolved(r, Wide1000x724.self),
-            resolved(r, Wide1000x725.self),
-            resolved(r, Wide1000x726.self),
-            resolved(r, Wide1000x727.self),
-            resolved(r, Wide1000x728.self),
-            resolved(r, Wide1000x729.self),
-            resolved(r, Wide1000x730.self),
-            resolved(r, Wide1000x731.self),
-            resolved(r, Wide1000x732.self),
-            resolved(r, Wide1000x733.self),
-            resolved(r, Wide1000x734.self),
-            resolved(r, Wide1000x735.self),
-            resolved(r, Wide1000x736.self),
-            resolved(r, Wide1000x737.self),
-            resolved(r, Wide1000x738.self),
-            resolved(r, Wide1000x739.self),
-            resolved(r, Wide1000x740.self),
-            resolved(r, Wide1000x741.self),
-            resolved(r, Wide1000x742.self),
-            resolved(r, Wide1000x743.self),
-            resolved(r, Wide1000x744.self),
-            resolved(r, Wide1000x745.self),
-            resolved(r, Wide1000x746.self),
-            resolved(r, Wide1000x747.self),
-            resolved(r, Wide1000x748.self),
-            resolved(r, Wide1000x749.self),
-            resolved(r, Wide1000x750.self),
-            resolved(r, Wide1000x751.self),
-            resolved(r, Wide1000x752.self),
-            resolved(r, Wide1000x753.self),
-            resolved(r, Wide1000x754.self),
-            resolved(r, Wide1000x755.self),
-            resolved(r, Wide1000x756.self),
-            resolved(r, Wide1000x757.self),
-            resolved(r, Wide1000x758.self),
-            resolved(r, Wide1000x759.self),
-            resolved(r, Wide1000x760.self),
-            resolved(r, Wide1000x761.self),
-            resolved(r, Wide1000x762.self),
-            resolved(r, Wide1000x763.self),
-            resolved(r, Wide1000x764.self),
-            resolved(r, Wide1000x765.self),
-            resolved(r, Wide1000x766.self),
-            resolved(r, Wide1000x767.self),
-            resolved(r, Wide1000x768.self),
-            resolved(r, Wide1000x769.self),
-            resolved(r, Wide1000x770.self),
-            resolved(r, Wide1000x771.self),
-            resolved(r, Wide1000x772.self),
-            resolved(r, Wide1000x773.self),
-            resolved(r, Wide1000x774.self),
-            resolved(r, Wide1000x775.self),
-            resolved(r, Wide1000x776.self),
-            resolved(r, Wide1000x777.self),
-            resolved(r, Wide1000x778.self),
-            resolved(r, Wide1000x779.self),
-            resolved(r, Wide1000x780.self),
-            resolved(r, Wide1000x781.self),
-            resolved(r, Wide1000x782.self),
-            resolved(r, Wide1000x783.self),
-            resolved(r, Wide1000x784.self),
-            resolved(r, Wide1000x785.self),
-            resolved(r, Wide1000x786.self),
-            resolved(r, Wide1000x787.self),
-            resolved(r, Wide1000x788.self),
-            resolved(r, Wide1000x789.self),
-            resolved(r, Wide1000x790.self),
-            resolved(r, Wide1000x791.self),
-            resolved(r, Wide1000x792.self),
-            resolved(r, Wide1000x793.self),
-            resolved(r, Wide1000x794.self),
-            resolved(r, Wide1000x795.self),
-            resolved(r, Wide1000x796.self),
-            resolved(r, Wide1000x797.self),
-            resolved(r, Wide1000x798.self),
-            resolved(r, Wide1000x799.self),
-            resolved(r, Wide1000x800.self),
-            resolved(r, Wide1000x801.self),
-            resolved(r, Wide1000x802.self),
-            resolved(r, Wide1000x803.self),
-            resolved(r, Wide1000x804.self),
-            resolved(r, Wide1000x805.self),
-            resolved(r, Wide1000x806.self),
-            resolved(r, Wide1000x807.self),
-            resolved(r, Wide1000x808.self),
-            resolved(r, Wide1000x809.self),
-            resolved(r, Wide1000x810.self),
-            resolved(r, Wide1000x811.self),
-            resolved(r, Wide1000x812.self),
-            resolved(r, Wide1000x813.self),
-            resolved(r, Wide1000x814.self),
-            resolved(r, Wide1000x815.self),
-            resolved(r, Wide1000x816.self),
-            resolved(r, Wide1000x817.self),
-            resolved(r, Wide1000x818.self),
-            resolved(r, Wide1000x819.self),
-            resolved(r, Wide1000x820.self),
-            resolved(r, Wide1000x821.self),
-            resolved(r, Wide1000x822.self),
-            resolved(r, Wide1000x823.self),
-            resolved(r, Wide1000x824.self),
-            resolved(r, Wide1000x825.self),
-            resolved(r, Wide1000x826.self),
-            resolved(r, Wide1000x827.self),
-            resolved(r, Wide1000x828.self),
-            resolved(r, Wide1000x829.self),
-            resolved(r, Wide1000x830.self),
-            resolved(r, Wide1000x831.self),
-            resolved(r, Wide1000x832.self),
-            resolved(r, Wide1000x833.self),
-            resolved(r, Wide1000x834.self),
-            resolved(r, Wide1000x835.self),
-            resolved(r, Wide1000x836.self),
-            resolved(r, Wide1000x837.self),
-            resolved(r, Wide1000x838.self),
-            resolved(r, Wide1000x839.self),
-            resolved(r, Wide1000x840.self),
-            resolved(r, Wide1000x841.self),
-            resolved(r, Wide1000x842.self),
-            resolved(r, Wide1000x843.self),
-            resolved(r, Wide1000x844.self),
-            resolved(r, Wide1000x845.self),
-            resolved(r, Wide1000x846.self),
-            resolved(r, Wide1000x847.self),
-            resolved(r, Wide1000x848.self),
-            resolved(r, Wide1000x849.self),
-            resolved(r, Wide1000x850.self),
-            resolved(r, Wide1000x851.self),
-            resolved(r, Wide1000x852.self),
-            resolved(r, Wide1000x853.self),
-            resolved(r, Wide1000x854.self),
-            resolved(r, Wide1000x855.self),
-            resolved(r, Wide1000x856.self),
-            resolved(r, Wide1000x857.self),
-            resolved(r, Wide1000x858.self),
-            resolved(r, Wide1000x859.self),
-            resolved(r, Wide1000x860.self),
-            resolved(r, Wide1000x861.self),
-            resolved(r, Wide1000x862.self),
-            resolved(r, Wide1000x863.self),
-            resolved(r, Wide1000x864.self),
-            resolved(r, Wide1000x865.self),
-            resolved(r, Wide1000x866.self),
-            resolved(r, Wide1000x867.self),
-            resolved(r, Wide1000x868.self),
-            resolved(r, Wide1000x869.self),
-            resolved(r, Wide1000x870.self),
-            resolved(r, Wide1000x871.self),
-            resolved(r, Wide1000x872.self),
-            resolved(r, Wide1000x873.self),
-            resolved(r, Wide1000x874.self),
-            resolved(r, Wide1000x875.self),
-            resolved(r, Wide1000x876.self),
-            resolved(r, Wide1000x877.self),
-            resolved(r, Wide1000x878.self),
-            resolved(r, Wide1000x879.self),
-            resolved(r, Wide1000x880.self),
-            resolved(r, Wide1000x881.self),
-            resolved(r, Wide1000x882.self),
-            resolved(r, Wide1000x883.self),
-            resolved(r, Wide1000x884.self),
-            resolved(r, Wide1000x885.self),
-            resolved(r, Wide1000x886.self),
-            resolved(r, Wide1000x887.self),
-            resolved(r, Wide1000x888.self),
-            resolved(r, Wide1000x889.self),
-            resolved(r, Wide1000x890.self),
-            resolved(r, Wide1000x891.self),
-            resolved(r, Wide1000x892.self),
-            resolved(r, Wide1000x893.self),
-            resolved(r, Wide1000x894.self),
-            resolved(r, Wide1000x895.self),
-            resolved(r, Wide1000x896.self),
-            resolved(r, Wide1000x897.self),
-            resolved(r, Wide1000x898.self),
-            resolved(r, Wide1000x899.self),
-            resolved(r, Wide1000x900.self),
-            resolved(r, Wide1000x901.self),
-            resolved(r, Wide1000x902.self),
-            resolved(r, Wide1000x903.self),
-            resolved(r, Wide1000x904.self),
-            resolved(r, Wide1000x905.self),
-            resolved(r, Wide1000x906.self),
-            resolved(r, Wide1000x907.self),
-            resolved(r, Wide1000x908.self),
-            resolved(r, Wide1000x909.self),
-            resolved(r, Wide1000x910.self),
-            resolved(r, Wide1000x911.self),
-            resolved(r, Wide1000x912.self),
-            resolved(r, Wide1000x913.self),
-            resolved(r, Wide1000x914.self),
-            resolved(r, Wide1000x915.self),
-            resolved(r, Wide1000x916.self),
-            resolved(r, Wide1000x917.self),
-            resolved(r, Wide1000x918.self),
-            resolved(r, Wide1000x919.self),
-            resolved(r, Wide1000x920.self),
-            resolved(r, Wide1000x921.self),
-            resolved(r, Wide1000x922.self),
-            resolved(r, Wide1000x923.self),
-            resolved(r, Wide1000x924.self),
-            resolved(r, Wide1000x925.self),
-            resolved(r, Wide1000x926.self),
-            resolved(r, Wide1000x927.self),
-            resolved(r, Wide1000x928.self),
-            resolved(r, Wide1000x929.self),
-            resolved(r, Wide1000x930.self),
-            resolved(r, Wide1000x931.self),
-            resolved(r, Wide1000x932.self),
-            resolved(r, Wide1000x933.self),
-            resolved(r, Wide1000x934.self),
-            resolved(r, Wide1000x935.self),
-            resolved(r, Wide1000x936.self),
-            resolved(r, Wide1000x937.self),
-            resolved(r, Wide1000x938.self),
-            resolved(r, Wide1000x939.self),
-            resolved(r, Wide1000x940.self),
-            resolved(r, Wide1000x941.self),
-            resolved(r, Wide1000x942.self),
-            resolved(r, Wide1000x943.self),
-            resolved(r, Wide1000x944.self),
-            resolved(r, Wide1000x945.self),
-            resolved(r, Wide1000x946.self),
-            resolved(r, Wide1000x947.self),
-            resolved(r, Wide1000x948.self),
-            resolved(r, Wide1000x949.self),
-            resolved(r, Wide1000x950.self),
-            resolved(r, Wide1000x951.self),
-            resolved(r, Wide1000x952.self),
-            resolved(r, Wide1000x953.self),
-            resolved(r, Wide1000x954.self),
-            resolved(r, Wide1000x955.self),
-            resolved(r, Wide1000x956.self),
-            resolved(r, Wide1000x957.self),
-            resolved(r, Wide1000x958.self),
-            resolved(r, Wide1000x959.self),
-            resolved(r, Wide1000x960.self),
-            resolved(r, Wide1000x961.self),
-            resolved(r, Wide1000x962.self),
-            resolved(r, Wide1000x963.self),
-            resolved(r, Wide1000x964.self),
-            resolved(r, Wide1000x965.self),
-            resolved(r, Wide1000x966.self),
-            resolved(r, Wide1000x967.self),
-            resolved(r, Wide1000x968.self),
-            resolved(r, Wide1000x969.self),
-            resolved(r, Wide1000x970.self),
-            resolved(r, Wide1000x971.self),
-            resolved(r, Wide1000x972.self),
-            resolved(r, Wide1000x973.self),
-            resolved(r, Wide1000x974.self),
-            resolved(r, Wide1000x975.self),
-            resolved(r, Wide1000x976.self),
-            resolved(r, Wide1000x977.self),
-            resolved(r, Wide1000x978.self),
-            resolved(r, Wide1000x979.self),
-            resolved(r, Wide1000x980.self),
-            resolved(r, Wide1000x981.self),
-            resolved(r, Wide1000x982.self),
-            resolved(r, Wide1000x983.self),
-            resolved(r, Wide1000x984.self),
-            resolved(r, Wide1000x985.self),
-            resolved(r, Wide1000x986.self),
-            resolved(r, Wide1000x987.self),
-            resolved(r, Wide1000x988.self),
-            resolved(r, Wide1000x989.self),
-            resolved(r, Wide1000x990.self),
-            resolved(r, Wide1000x991.self),
-            resolved(r, Wide1000x992.self),
-            resolved(r, Wide1000x993.self),
-            resolved(r, Wide1000x994.self),
-            resolved(r, Wide1000x995.self),
-            resolved(r, Wide1000x996.self),
-            resolved(r, Wide1000x997.self),
-            resolved(r, Wide1000x998.self),
-            resolved(r, Wide1000x999.self),
-        ]
+    @inline(never) static func makeLeaves() -> [AnyObject] {
+        var leaves: [AnyObject] = []
+        leaves.reserveCapacity(1000)
+        makeLeavesPart0(&leaves)
+        makeLeavesPart1(&leaves)
+        makeLeavesPart2(&leaves)
+        makeLeavesPart3(&leaves)
+        makeLeavesPart4(&leaves)
+        makeLeavesPart5(&leaves)
+        makeLeavesPart6(&leaves)
+        makeLeavesPart7(&leaves)
+        makeLeavesPart8(&leaves)
+        makeLeavesPart9(&leaves)
+        makeLeavesPart10(&leaves)
+        makeLeavesPart11(&leaves)
+        makeLeavesPart12(&leaves)
+        makeLeavesPart13(&leaves)
+        makeLeavesPart14(&leaves)
+        makeLeavesPart15(&leaves)
+        makeLeavesPart16(&leaves)
+        makeLeavesPart17(&leaves)
+        makeLeavesPart18(&leaves)
+        makeLeavesPart19(&leaves)
+        return leaves
     }
 
-    @inline(never) static func makeLeaves() -> [AnyObject] {
-        [
-            Wide1000x0(),
-            Wide1000x1(),
-            Wide1000x2(),
-            Wide1000x3(),
-            Wide1000x4(),
-            Wide1000x5(),
-            Wide1000x6(),
-            Wide1000x7(),
-            Wide1000x8(),
-            Wide1000x9(),
-            Wide1000x10(),
-            Wide1000x11(),
-            Wide1000x12(),
-            Wide1000x13(),
-            Wide1000x14(),
-            Wide1000x15(),
-            Wide1000x16(),
-            Wide1000x17(),
-            Wide1000x18(),
-            Wide1000x19(),
-            Wide1000x20(),
-            Wide1000x21(),
-            Wide1000x22(),
-            Wide1000x23(),
-            Wide1000x24(),
-            Wide1000x25(),
-            Wide1000x26(),
-            Wide1000x27(),
-            Wide1000x28(),
-            Wide1000x29(),
-            Wide1000x30(),
-            Wide1000x31(),
-            Wide1000x32(),
-            Wide1000x33(),
-            Wide1000x34(),
-            Wide1000x35(),
-            Wide1000x36(),
-            Wide1000x37(),
-            Wide1000x38(),
-            Wide1000x39(),
-            Wide1000x40(),
-            Wide1000x41(),
-            Wide1000x42(),
-            Wide1000x43(),
-            Wide1000x44(),
-            Wide1000x45(),
-            Wide1000x46(),
-            Wide1000x47(),
-            Wide1000x48(),
-            Wide1000x49(),
-            Wide1000x50(),
-            Wide1000x51(),
-            Wide1000x52(),
-            Wide1000x53(),
-            Wide1000x54(),
-            Wide1000x55(),
-            Wide1000x56(),
-            Wide1000x57(),
-            Wide1000x58(),
-            Wide1000x59(),
-            Wide1000x60(),
-            Wide1000x61(),
-            Wide1000x62(),
-            Wide1000x63(),
-            Wide1000x64(),
-            Wide1000x65(),
-            Wide1000x66(),
-            Wide1000x67(),
-            Wide1000x68(),
-            Wide1000x69(),
-            Wide1000x70(),
-            Wide1000x71(),
-            Wide1000x72(),
-            Wide1000x73(),
-            Wide1000x74(),
-            Wide1000x75(),
-            Wide1000x76(),
-            Wide1000x77(),
-            Wide1000x78(),
-            Wide1000x79(),
-            Wide1000x80(),
-            Wide1000x81(),
-            Wide1000x82(),
-            Wide1000x83(),
-            Wide1000x84(),
-            Wide1000x85(),
-            Wide1000x86(),
-            Wide1000x87(),
-            Wide1000x88(),
-            Wide1000x89(),
-            Wide1000x90(),
-            Wide1000x91(),
-            Wide1000x92(),
-            Wide1000x93(),
-            Wide1000x94(),
-            Wide1000x95(),
-            Wide1000x96(),
-            Wide1000x97(),
-            Wide1000x98(),
-            Wide1000x99(),
-            Wide1000x100(),
-            Wide1000x101(),
-            Wide1000x102(),
-            Wide1000x103(),
-            Wide1000x104(),
-            Wide1000x105(),
-            Wide1000x106(),
-            Wide1000x107(),
-            Wide1000x108(),
-            Wide1000x109(),
-            Wide1000x110(),
-            Wide1000x111(),
-            Wide1000x112(),
-            Wide1000x113(),
-            Wide1000x114(),
-            Wide1000x115(),
-            Wide1000x116(),
-            Wide1000x117(),
-            Wide1000x118(),
-            Wide1000x119(),
-            Wide1000x120(),
-            Wide1000x121(),
-            Wide1000x122(),
-            Wide1000x123(),
-            Wide1000x124(),
-            Wide1000x125(),
-            Wide1000x126(),
-            Wide1000x127(),
-            Wide1000x128(),
-            Wide1000x129(),
-            Wide1000x130(),
-            Wide1000x131(),
-            Wide1000x132(),
-            Wide1000x133(),
-            Wide1000x134(),
-            Wide1000x135(),
-            Wide1000x136(),
-            Wide1000x137(),
-            Wide1000x138(),
-            Wide1000x139(),
-            Wide1000x140(),
-            Wide1000x141(),
-            Wide1000x142(),
-            Wide1000x143(),
-            Wide1000x144(),
-            Wide1000x145(),
-            Wide1000x146(),
-            Wide1000x147(),
-            Wide1000x148(),
-            Wide1000x149(),
-            Wide1000x150(),
-            Wide1000x151(),
-            Wide1000x152(),
-            Wide1000x153(),
-            Wide1000x154(),
-            Wide1000x155(),
-            Wide1000x156(),
-            Wide1000x157(),
-            Wide1000x158(),
-            Wide1000x159(),
-            Wide1000x160(),
-            Wide1000x161(),
-            Wide1000x162(),
-            Wide1000x163(),
-            Wide1000x164(),
-            Wide1000x165(),
-            Wide1000x166(),
-            Wide1000x167(),
-            Wide1000x168(),
-            Wide1000x169(),
-            Wide1000x170(),
-            Wide1000x171(),
-            Wide1000x172(),
-            Wide1000x173(),
-            Wide1000x174(),
-            Wide1000x175(),
-            Wide1000x176(),
-            Wide1000x177(),
-            Wide1000x178(),
-            Wide1000x179(),
-            Wide1000x180(),
-            Wide1000x181(),
-            Wide1000x182(),
-            Wide1000x183(),
-            Wide1000x184(),
-            Wide1000x185(),
-            Wide1000x186(),
-            Wide1000x187(),
-            Wide1000x188(),
-            Wide1000x189(),
-            Wide1000x190(),
-            Wide1000x191(),
-            Wide1000x192(),
-            Wide1000x193(),
-            Wide1000x194(),
-            Wide1000x195(),
-            Wide1000x196(),
-            Wide1000x197(),
-            Wide1000x198(),
-            Wide1000x199(),
-            Wide1000x200(),
-            Wide1000x201(),
-            Wide1000x202(),
-            Wide1000x203(),
-            Wide1000x204(),
-            Wide1000x205(),
-            Wide1000x206(),
-            Wide1000x207(),
-            Wide1000x208(),
-            Wide1000x209(),
-            Wide1000x210(),
-            Wide1000x211(),
-            Wide1000x212(),
-            Wide1000x213(),
-            Wide1000x214(),
-            Wide1000x215(),
-            Wide1000x216(),
-            Wide1000x217(),
-            Wide1000x218(),
-            Wide1000x219(),
-            Wide1000x220(),
-            Wide1000x221(),
-            Wide1000x222(),
-            Wide1000x223(),
-            Wide1000x224(),
-            Wide1000x225(),
-            Wide1000x226(),
-            Wide1000x227(),
-            Wide1000x228(),
-            Wide1000x229(),
-            Wide1000x230(),
-            Wide1000x231(),
-            Wide1000x232(),
-            Wide1000x233(),
-            Wide1000x234(),
-            Wide1000x235(),
-            Wide1000x236(),
-            Wide1000x237(),
-            Wide1000x238(),
-            Wide1000x239(),
-            Wide1000x240(),
-            Wide1000x241(),
-            Wide1000x242(),
-            Wide1000x243(),
-            Wide1000x244(),
-            Wide1000x245(),
-            Wide1000x246(),
-            Wide1000x247(),
-            Wide1000x248(),
-            Wide1000x249(),
-            Wide1000x250(),
-            Wide1000x251(),
-            Wide1000x252(),
-            Wide1000x253(),
-            Wide1000x254(),
-            Wide1000x255(),
-            Wide1000x256(),
-            Wide1000x257(),
-            Wide1000x258(),
-            Wide1000x259(),
-            Wide1000x260(),
-            Wide1000x261(),
-            Wide1000x262(),
-            Wide1000x263(),
-            Wide1000x264(),
-            Wide1000x265(),
-            Wide1000x266(),
-            Wide1000x267(),
-            Wide1000x268(),
-            Wide1000x269(),
-            Wide1000x270(),
-            Wide1000x271(),
-            Wide1000x272(),
-            Wide1000x273(),
-            Wide1000x274(),
-            Wide1000x275(),
-            Wide1000x276(),
-            Wide1000x277(),
-            Wide1000x278(),
-            Wide1000x279(),
-            Wide1000x280(),
-            Wide1000x281(),
-            Wide1000x282(),
-            Wide1000x283(),
-            Wide1000x284(),
-            Wide1000x285(),
-            Wide1000x286(),
-            Wide1000x287(),
-            Wide1000x288(),
-            Wide1000x289(),
-            Wide1000x290(),
-            Wide1000x291(),
-            Wide1000x292(),
-            Wide1000x293(),
-            Wide1000x294(),
-            Wide1000x295(),
-            Wide1000x296(),
-            Wide1000x297(),
-            Wide1000x298(),
-            Wide1000x299(),
-            Wide1000x300(),
-            Wide1000x301(),
-            Wide1000x302(),
-            Wide1000x303(),
-            Wide1000x304(),
-            Wide1000x305(),
-            Wide1000x306(),
-            Wide1000x307(),
-            Wide1000x308(),
-            Wide1000x309(),
-            Wide1000x310(),
-            Wide1000x311(),
-            Wide1000x312(),
-            Wide1000x313(),
-            Wide1000x314(),
-            Wide1000x315(),
-            Wide1000x316(),
-            Wide1000x317(),
-            Wide1000x318(),
-            Wide1000x319(),
-            Wide1000x320(),
-            Wide1000x321(),
-            Wide1000x322(),
-            Wide1000x323(),
-            Wide1000x324(),
-            Wide1000x325(),
-            Wide1000x326(),
-            Wide1000x327(),
-            Wide1000x328(),
-            Wide1000x329(),
-            Wide1000x330(),
-            Wide1000x331(),
-            Wide1000x332(),
-            Wide1000x333(),
-            Wide1000x334(),
-            Wide1000x335(),
-            Wide1000x336(),
-            Wide1000x337(),
-            Wide1000x338(),
-            Wide1000x339(),
-            Wide1000x340(),
-            Wide1000x341(),
-            Wide1000x342(),
-            Wide1000x343(),
-            Wide1000x344(),
-            Wide1000x345(),
-            Wide1000x346(),
-            Wide1000x347(),
-            Wide1000x348(),
-            Wide1000x349(),
-            Wide1000x350(),
-            Wide1000x351(),
-            Wide1000x352(),
-            Wide1000x353(),
-            Wide1000x354(),
-            Wide1000x355(),
-            Wide1000x356(),
-            Wide1000x357(),
-            Wide1000x358(),
-            Wide1000x359(),
-            Wide1000x360(),
-            Wide1000x361(),
-            Wide1000x362(),
-            Wide1000x363(),
-            Wide1000x364(),
-            Wide1000x365(),
-            Wide1000x366(),
-            Wide1000x367(),
-            Wide1000x368(),
-            Wide1000x369(),
-            Wide1000x370(),
-            Wide1000x371(),
-            Wide1000x372(),
-            Wide1000x373(),
-            Wide1000x374(),
-            Wide1000x375(),
-            Wide1000x376(),
-            Wide1000x377(),
-            Wide1000x378(),
-            Wide1000x379(),
-            Wide1000x380(),
-            Wide1000x381(),
-            Wide1000x382(),
-            Wide1000x383(),
-            Wide1000x384(),
-            Wide1000x385(),
-            Wide1000x386(),
-            Wide1000x387(),
-            Wide1000x388(),
-            Wide1000x389(),
-            Wide1000x390(),
-            Wide1000x391(),
-            Wide1000x392(),
-            Wide1000x393(),
-            Wide1000x394(),
-            Wide1000x395(),
-            Wide1000x396(),
-            Wide1000x397(),
-            Wide1000x398(),
-            Wide1000x399(),
-            Wide1000x400(),
-            Wide1000x401(),
-            Wide1000x402(),
-            Wide1000x403(),
-            Wide1000x404(),
-            Wide1000x405(),
-            Wide1000x406(),
-            Wide1000x407(),
-            Wide1000x408(),
-            Wide1000x409(),
-            Wide1000x410(),
-            Wide1000x411(),
-            Wide1000x412(),
-            Wide1000x413(),
-            Wide1000x414(),
-            Wide1000x415(),
-            Wide1000x416(),
-            Wide1000x417(),
-            Wide1000x418(),
-            Wide1000x419(),
-            Wide1000x420(),
-            Wide1000x421(),
-            Wide1000x422(),
-            Wide1000x423(),
-            Wide1000x424(),
-            Wide1000x425(),
-            Wide1000x426(),
-            Wide1000x427(),
-            Wide1000x428(),
-            Wide1000x429(),
-            Wide1000x430(),
-            Wide1000x431(),
-            Wide1000x432(),
-            Wide1000x433(),
-            Wide1000x434(),
-            Wide1000x435(),
-            Wide1000x436(),
-            Wide1000x437(),
-            Wide1000x438(),
-            Wide1000x439(),
-            Wide1000x440(),
-            Wide1000x441(),
-            Wide1000x442(),
-            Wide1000x443(),
-            Wide1000x444(),
-            Wide1000x445(),
-            Wide1000x446(),
-            Wide1000x447(),
-            Wide1000x448(),
-            Wide1000x449(),
-            Wide1000x450(),
-            Wide1000x451(),
-            Wide1000x452(),
-            Wide1000x453(),
-            Wide1000x454(),
-            Wide1000x455(),
-            Wide1000x456(),
-            Wide1000x457(),
-            Wide1000x458(),
-            Wide1000x459(),
-            Wide1000x460(),
-            Wide1000x461(),
-            Wide1000x462(),
-            Wide1000x463(),
-            Wide1000x464(),
-            Wide1000x465(),
-            Wide1000x466(),
-            Wide1000x467(),
-            Wide1000x468(),
-            Wide1000x469(),
-            Wide1000x470(),
-            Wide1000x471(),
-            Wide1000x472(),
-            Wide1000x473(),
-            Wide1000x474(),
-            Wide1000x475(),
-            Wide1000x476(),
-            Wide1000x477(),
-            Wide1000x478(),
-            Wide1000x479(),
-            Wide1000x480(),
-            Wide1000x481(),
-            Wide1000x482(),
-            Wide1000x483(),
-            Wide1000x484(),
-            Wide1000x485(),
-            Wide1000x486(),
-            Wide1000x487(),
-            Wide1000x488(),
-            Wide1000x489(),
-            Wide1000x490(),
-            Wide1000x491(),
-            Wide1000x492(),
-            Wide1000x493(),
-            Wide1000x494(),
-            Wide1000x495(),
-            Wide1000x496(),
-            Wide1000x497(),
-            Wide1000x498(),
-            Wide1000x499(),
-            Wide1000x500(),
-            Wide1000x501(),
-            Wide1000x502(),
-            Wide1000x503(),
-            Wide1000x504(),
-            Wide1000x505(),
-            Wide1000x506(),
-            Wide1000x507(),
-            Wide1000x508(),
-            Wide1000x509(),
-            Wide1000x510(),
-            Wide1000x511(),
-            Wide1000x512(),
-            Wide1000x513(),
-            Wide1000x514(),
-            Wide1000x515(),
-            Wide1000x516(),
-            Wide1000x517(),
-            Wide1000x518(),
-            Wide1000x519(),
-            Wide1000x520(),
-            Wide1000x521(),
-            Wide1000x522(),
-            Wide1000x523(),
-            Wide1000x524(),
-            Wide1000x525(),
-            Wide1000x526(),
-            Wide1000x527(),
-            Wide1000x528(),
-            Wide1000x529(),
-            Wide1000x530(),
-            Wide1000x531(),
-            Wide1000x532(),
-            Wide1000x533(),
-            Wide1000x534(),
-            Wide1000x535(),
-            Wide1000x536(),
-            Wide1000x537(),
-            Wide1000x538(),
-            Wide1000x539(),
-            Wide1000x540(),
-            Wide1000x541(),
-            Wide1000x542(),
-            Wide1000x543(),
-            Wide1000x544(),
-            Wide1000x545(),
-            Wide1000x546(),
-            Wide1000x547(),
-            Wide1000x548(),
-            Wide1000x549(),
-            Wide1000x550(),
-            Wide1000x551(),
-            Wide1000x552(),
-            Wide1000x553(),
-            Wide1000x554(),
-            Wide1000x555(),
-            Wide1000x556(),
-            Wide1000x557(),
-            Wide1000x558(),
-            Wide1000x559(),
-            Wide1000x560(),
-            Wide1000x561(),
-            Wide1000x562(),
-            Wide1000x563(),
-            Wide1000x564(),
-            Wide1000x565(),
-            Wide1000x566(),
-            Wide1000x567(),
-            Wide1000x568(),
-            Wide1000x569(),
-            Wide1000x570(),
-            Wide1000x571(),
-            Wide1000x572(),
-            Wide1000x573(),
-            Wide1000x574(),
-            Wide1000x575(),
-            Wide1000x576(),
-            Wide1000x577(),
-            Wide1000x578(),
-            Wide1000x579(),
-            Wide1000x580(),
-            Wide1000x581(),
-            Wide1000x582(),
-            Wide1000x583(),
-            Wide1000x584(),
-            Wide1000x585(),
-            Wide1000x586(),
-            Wide1000x587(),
-            Wide1000x588(),
-            Wide1000x589(),
-            Wide1000x590(),
-            Wide1000x591(),
-            Wide1000x592(),
-            Wide1000x593(),
-            Wide1000x594(),
-            Wide1000x595(),
-            Wide1000x596(),
-            Wide1000x597(),
-            Wide1000x598(),
-            Wide1000x599(),
-            Wide1000x600(),
-            Wide1000x601(),
-            Wide1000x602(),
-            Wide1000x603(),
-            Wide1000x604(),
-            Wide1000x605(),
-            Wide1000x606(),
-            Wide1000x607(),
-            Wide1000x608(),
-            Wide1000x609(),
-            Wide1000x610(),
-            Wide1000x611(),
-            Wide1000x612(),
-            Wide1000x613(),
-            Wide1000x614(),
-            Wide1000x615(),
-            Wide1000x616(),
-            Wide1000x617(),
-            Wide1000x618(),
-            Wide1000x619(),
-            Wide1000x620(),
-            Wide1000x621(),
-            Wide1000x622(),
-            Wide1000x623(),
-            Wide1000x624(),
-            Wide1000x625(),
-            Wide1000x626(),
-            Wide1000x627(),
-            Wide1000x628(),
-            Wide1000x629(),
-            Wide1000x630(),
-            Wide1000x631(),
-            Wide1000x632(),
-            Wide1000x633(),
-            Wide1000x634(),
-            Wide1000x635(),
-            Wide1000x636(),
-            Wide1000x637(),
-            Wide1000x638(),
-            Wide1000x639(),
-            Wide1000x640(),
-            Wide1000x641(),
-            Wide1000x642(),
-            Wide1000x643(),
-            Wide1000x644(),
-            Wide1000x645(),
-            Wide1000x646(),
-            Wide1000x647(),
-            Wide1000x648(),
-            Wide1000x649(),
-            Wide1000x650(),
-            Wide1000x651(),
-            Wide1000x652(),
-            Wide1000x653(),
-            Wide1000x654(),
-            Wide1000x655(),
-            Wide1000x656(),
-            Wide1000x657(),
-            Wide1000x658(),
-            Wide1000x659(),
-            Wide1000x660(),
-            Wide1000x661(),
-            Wide1000x662(),
-            Wide1000x663(),
-            Wide1000x664(),
-            Wide1000x665(),
-            Wide1000x666(),
-            Wide1000x667(),
-            Wide1000x668(),
-            Wide1000x669(),
-            Wide1000x670(),
-            Wide1000x671(),
-            Wide1000x672(),
-            Wide1000x673(),
-            Wide1000x674(),
-            Wide1000x675(),
-            Wide1000x676(),
-            Wide1000x677(),
-            Wide1000x678(),
-            Wide1000x679(),
-            Wide1000x680(),
-            Wide1000x681(),
-            Wide1000x682(),
-            Wide1000x683(),
-            Wide1000x684(),
-            Wide1000x685(),
-            Wide1000x686(),
-            Wide1000x687(),
-            Wide1000x688(),
-            Wide1000x689(),
-            Wide1000x690(),
-            Wide1000x691(),
-            Wide1000x692(),
-            Wide1000x693(),
-            Wide1000x694(),
-            Wide1000x695(),
-            Wide1000x696(),
-            Wide1000x697(),
-            Wide1000x698(),
-            Wide1000x699(),
-            Wide1000x700(),
-            Wide1000x701(),
-            Wide1000x702(),
-            Wide1000x703(),
-            Wide1000x704(),
-            Wide1000x705(),
-            Wide1000x706(),
-            Wide1000x707(),
-            Wide1000x708(),
-            Wide1000x709(),
-            Wide1000x710(),
-            Wide1000x711(),
-            Wide1000x712(),
-            Wide1000x713(),
-            Wide1000x714(),
-            Wide1000x715(),
-            Wide1000x716(),
-            Wide1000x717(),
-            Wide1000x718(),
-            Wide1000x719(),
-            Wide1000x720(),
-            Wide1000x721(),
-            Wide1000x722(),
-            Wide1000x723(),
-            Wide1000x724(),
-            Wide1000x725(),
-            Wide1000x726(),
-            Wide1000x727(),
-            Wide1000x728(),
-            Wide1000x729(),
-            Wide1000x730(),
-            Wide1000x731(),
-            Wide1000x732(),
-            Wide1000x733(),
-            Wide1000x734(),
-            Wide1000x735(),
-            Wide1000x736(),
-            Wide1000x737(),
-            Wide1000x738(),
-            Wide1000x739(),
-            Wide1000x740(),
-            Wide1000x741(),
-            Wide1000x742(),
-            Wide1000x743(),
-            Wide1000x744(),
-            Wide1000x745(),
-            Wide1000x746(),
-            Wide1000x747(),
-            Wide1000x748(),
-            Wide1000x749(),
-            Wide1000x750(),
-            Wide1000x751(),
-            Wide1000x752(),
-            Wide1000x753(),
-            Wide1000x754(),
-            Wide1000x755(),
-            Wide1000x756(),
-            Wide1000x757(),
-            Wide1000x758(),
-            Wide1000x759(),
-            Wide1000x760(),
-            Wide1000x761(),
-            Wide1000x762(),
-            Wide1000x763(),
-            Wide1000x764(),
-            Wide1000x765(),
-            Wide1000x766(),
-            Wide1000x767(),
-            Wide1000x768(),
-            Wide1000x769(),
-            Wide1000x770(),
-            Wide1000x771(),
-            Wide1000x772(),
-            Wide1000x773(),
-            Wide1000x774(),
-            Wide1000x775(),
-            Wide1000x776(),
-            Wide1000x777(),
-            Wide1000x778(),
-            Wide1000x779(),
-            Wide1000x780(),
-            Wide1000x781(),
-            Wide1000x782(),
-            Wide1000x783(),
-            Wide1000x784(),
-            Wide1000x785(),
-            Wide1000x786(),
-            Wide1000x787(),
-            Wide1000x788(),
-            Wide1000x789(),
-            Wide1000x790(),
-            Wide1000x791(),
-            Wide1000x792(),
-            Wide1000x793(),
-            Wide1000x794(),
-            Wide1000x795(),
-            Wide1000x796(),
-            Wide1000x797(),
-            Wide1000x798(),
-            Wide1000x799(),
-            Wide1000x800(),
-            Wide1000x801(),
-            Wide1000x802(),
-            Wide1000x803(),
-            Wide1000x804(),
-            Wide1000x805(),
-            Wide1000x806(),
-            Wide1000x807(),
-            Wide1000x808(),
-            Wide1000x809(),
-            Wide1000x810(),
-            Wide1000x811(),
-            Wide1000x812(),
-            Wide1000x813(),
-            Wide1000x814(),
-            Wide1000x815(),
-            Wide1000x816(),
-            Wide1000x817(),
-            Wide1000x818(),
-            Wide1000x819(),
-            Wide1000x820(),
-            Wide1000x821(),
-            Wide1000x822(),
-            Wide1000x823(),
-            Wide1000x824(),
-            Wide1000x825(),
-            Wide1000x826(),
-            Wide1000x827(),
-            Wide1000x828(),
-            Wide1000x829(),
-            Wide1000x830(),
-            Wide1000x831(),
-            Wide1000x832(),
-            Wide1000x833(),
-            Wide1000x834(),
-            Wide1000x835(),
-            Wide1000x836(),
-            Wide1000x837(),
-            Wide1000x838(),
-            Wide1000x839(),
-            Wide1000x840(),
-            Wide1000x841(),
-            Wide1000x842(),
-            Wide1000x843(),
-            Wide1000x844(),
-            Wide1000x845(),
-            Wide1000x846(),
-            Wide1000x847(),
-            Wide1000x848(),
-            Wide1000x849(),
-            Wide1000x850(),
-            Wide1000x851(),
-            Wide1000x852(),
-            Wide1000x853(),
-            Wide1000x854(),
-            Wide1000x855(),
-            Wide1000x856(),
-            Wide1000x857(),
-            Wide1000x858(),
-            Wide1000x859(),
-            Wide1000x860(),
-            Wide1000x861(),
-            Wide1000x862(),
-            Wide1000x863(),
-            Wide1000x864(),
-            Wide1000x865(),
-            Wide1000x866(),
-            Wide1000x867(),
-            Wide1000x868(),
-            Wide1000x869(),
-            Wide1000x870(),
-            Wide1000x871(),
-            Wide1000x872(),
-            Wide1000x873(),
-            Wide1000x874(),
-            Wide1000x875(),
-            Wide1000x876(),
-            Wide1000x877(),
-            Wide1000x878(),
-            Wide1000x879(),
-            Wide1000x880(),
-            Wide1000x881(),
-            Wide1000x882(),
-            Wide1000x883(),
-            Wide1000x884(),
-            Wide1000x885(),
-            Wide1000x886(),
-            Wide1000x887(),
-            Wide1000x888(),
-            Wide1000x889(),
-            Wide1000x890(),
-            Wide1000x891(),
-            Wide1000x892(),
-            Wide1000x893(),
-            Wide1000x894(),
-            Wide1000x895(),
-            Wide1000x896(),
-            Wide1000x897(),
-            Wide1000x898(),
-            Wide1000x899(),
-            Wide1000x900(),
-            Wide1000x901(),
-            Wide1000x902(),
-            Wide1000x903(),
-            Wide1000x904(),
-            Wide1000x905(),
-            Wide1000x906(),
-            Wide1000x907(),
-            Wide1000x908(),
-            Wide1000x909(),
-            Wide1000x910(),
-            Wide1000x911(),
-            Wide1000x912(),
-            Wide1000x913(),
-            Wide1000x914(),
-            Wide1000x915(),
-            Wide1000x916(),
-            Wide1000x917(),
-            Wide1000x918(),
-            Wide1000x919(),
-            Wide1000x920(),
-            Wide1000x921(),
-            Wide1000x922(),
-            Wide1000x923(),
-            Wide1000x924(),
-            Wide1000x925(),
-            Wide1000x926(),
-            Wide1000x927(),
-            Wide1000x928(),
-            Wide1000x929(),
-            Wide1000x930(),
-            Wide1000x931(),
-            Wide1000x932(),
-            Wide1000x933(),
-            Wide1000x934(),
-            Wide1000x935(),
-            Wide1000x936(),
-            Wide1000x937(),
-            Wide1000x938(),
-            Wide1000x939(),
-            Wide1000x940(),
-            Wide1000x941(),
-            Wide1000x942(),
-            Wide1000x943(),
-            Wide1000x944(),
-            Wide1000x945(),
-            Wide1000x946(),
-            Wide1000x947(),
-            Wide1000x948(),
-            Wide1000x949(),
-            Wide1000x950(),
-            Wide1000x951(),
-            Wide1000x952(),
-            Wide1000x953(),
-            Wide1000x954(),
-            Wide1000x955(),
-            Wide1000x956(),
-            Wide1000x957(),
-            Wide1000x958(),
-            Wide1000x959(),
-            Wide1000x960(),
-            Wide1000x961(),
-            Wide1000x962(),
-            Wide1000x963(),
-            Wide1000x964(),
-            Wide1000x965(),
-            Wide1000x966(),
-            Wide1000x967(),
-            Wide1000x968(),
-            Wide1000x969(),
-            Wide1000x970(),
-            Wide1000x971(),
-            Wide1000x972(),
-            Wide1000x973(),
-            Wide1000x974(),
-            Wide1000x975(),
-            Wide1000x976(),
-            Wide1000x977(),
-            Wide1000x978(),
-            Wide1000x979(),
-            Wide1000x980(),
-            Wide1000x981(),
-            Wide1000x982(),
-            Wide1000x983(),
-            Wide1000x984(),
-            Wide1000x985(),
-            Wide1000x986(),
-            Wide1000x987(),
-            Wide1000x988(),
-            Wide1000x989(),
-            Wide1000x990(),
-            Wide1000x991(),
-            Wide1000x992(),
-            Wide1000x993(),
-            Wide1000x994(),
-            Wide1000x995(),
-            Wide1000x996(),
-            Wide1000x997(),
-            Wide1000x998(),
-            Wide1000x999(),
-        ]
+    @inline(never) private static func makeLeavesPart0(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x0())
+        leaves.append(Wide1000x1())
+        leaves.append(Wide1000x2())
+        leaves.append(Wide1000x3())
+        leaves.append(Wide1000x4())
+        leaves.append(Wide1000x5())
+        leaves.append(Wide1000x6())
+        leaves.append(Wide1000x7())
+        leaves.append(Wide1000x8())
+        leaves.append(Wide1000x9())
+        leaves.append(Wide1000x10())
+        leaves.append(Wide1000x11())
+        leaves.append(Wide1000x12())
+        leaves.append(Wide1000x13())
+        leaves.append(Wide1000x14())
+        leaves.append(Wide1000x15())
+        leaves.append(Wide1000x16())
+        leaves.append(Wide1000x17())
+        leaves.append(Wide1000x18())
+        leaves.append(Wide1000x19())
+        leaves.append(Wide1000x20())
+        leaves.append(Wide1000x21())
+        leaves.append(Wide1000x22())
+        leaves.append(Wide1000x23())
+        leaves.append(Wide1000x24())
+        leaves.append(Wide1000x25())
+        leaves.append(Wide1000x26())
+        leaves.append(Wide1000x27())
+        leaves.append(Wide1000x28())
+        leaves.append(Wide1000x29())
+        leaves.append(Wide1000x30())
+        leaves.append(Wide1000x31())
+        leaves.append(Wide1000x32())
+        leaves.append(Wide1000x33())
+        leaves.append(Wide1000x34())
+        leaves.append(Wide1000x35())
+        leaves.append(Wide1000x36())
+        leaves.append(Wide1000x37())
+        leaves.append(Wide1000x38())
+        leaves.append(Wide1000x39())
+        leaves.append(Wide1000x40())
+        leaves.append(Wide1000x41())
+        leaves.append(Wide1000x42())
+        leaves.append(Wide1000x43())
+        leaves.append(Wide1000x44())
+        leaves.append(Wide1000x45())
+        leaves.append(Wide1000x46())
+        leaves.append(Wide1000x47())
+        leaves.append(Wide1000x48())
+        leaves.append(Wide1000x49())
     }
+
+    @inline(never) private static func makeLeavesPart1(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x50())
+        leaves.append(Wide1000x51())
+        leaves.append(Wide1000x52())
+        leaves.append(Wide1000x53())
+        leaves.append(Wide1000x54())
+        leaves.append(Wide1000x55())
+        leaves.append(Wide1000x56())
+        leaves.append(Wide1000x57())
+        leaves.append(Wide1000x58())
+        leaves.append(Wide1000x59())
+        leaves.append(Wide1000x60())
+        leaves.append(Wide1000x61())
+        leaves.append(Wide1000x62())
+        leaves.append(Wide1000x63())
+        leaves.append(Wide1000x64())
+        leaves.append(Wide1000x65())
+        leaves.append(Wide1000x66())
+        leaves.append(Wide1000x67())
+        leaves.append(Wide1000x68())
+        leaves.append(Wide1000x69())
+        leaves.append(Wide1000x70())
+        leaves.append(Wide1000x71())
+        leaves.append(Wide1000x72())
+        leaves.append(Wide1000x73())
+        leaves.append(Wide1000x74())
+        leaves.append(Wide1000x75())
+        leaves.append(Wide1000x76())
+        leaves.append(Wide1000x77())
+        leaves.append(Wide1000x78())
+        leaves.append(Wide1000x79())
+        leaves.append(Wide1000x80())
+        leaves.append(Wide1000x81())
+        leaves.append(Wide1000x82())
+        leaves.append(Wide1000x83())
+        leaves.append(Wide1000x84())
+        leaves.append(Wide1000x85())
+        leaves.append(Wide1000x86())
+        leaves.append(Wide1000x87())
+        leaves.append(Wide1000x88())
+        leaves.append(Wide1000x89())
+        leaves.append(Wide1000x90())
+        leaves.append(Wide1000x91())
+        leaves.append(Wide1000x92())
+        leaves.append(Wide1000x93())
+        leaves.append(Wide1000x94())
+        leaves.append(Wide1000x95())
+        leaves.append(Wide1000x96())
+        leaves.append(Wide1000x97())
+        leaves.append(Wide1000x98())
+        leaves.append(Wide1000x99())
+    }
+
+    @inline(never) private static func makeLeavesPart2(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x100())
+        leaves.append(Wide1000x101())
+        leaves.append(Wide1000x102())
+        leaves.append(Wide1000x103())
+        leaves.append(Wide1000x104())
+        leaves.append(Wide1000x105())
+        leaves.append(Wide1000x106())
+        leaves.append(Wide1000x107())
+        leaves.append(Wide1000x108())
+        leaves.append(Wide1000x109())
+        leaves.append(Wide1000x110())
+        leaves.append(Wide1000x111())
+        leaves.append(Wide1000x112())
+        leaves.append(Wide1000x113())
+        leaves.append(Wide1000x114())
+        leaves.append(Wide1000x115())
+        leaves.append(Wide1000x116())
+        leaves.append(Wide1000x117())
+        leaves.append(Wide1000x118())
+        leaves.append(Wide1000x119())
+        leaves.append(Wide1000x120())
+        leaves.append(Wide1000x121())
+        leaves.append(Wide1000x122())
+        leaves.append(Wide1000x123())
+        leaves.append(Wide1000x124())
+        leaves.append(Wide1000x125())
+        leaves.append(Wide1000x126())
+        leaves.append(Wide1000x127())
+        leaves.append(Wide1000x128())
+        leaves.append(Wide1000x129())
+        leaves.append(Wide1000x130())
+        leaves.append(Wide1000x131())
+        leaves.append(Wide1000x132())
+        leaves.append(Wide1000x133())
+        leaves.append(Wide1000x134())
+        leaves.append(Wide1000x135())
+        leaves.append(Wide1000x136())
+        leaves.append(Wide1000x137())
+        leaves.append(Wide1000x138())
+        leaves.append(Wide1000x139())
+        leaves.append(Wide1000x140())
+        leaves.append(Wide1000x141())
+        leaves.append(Wide1000x142())
+        leaves.append(Wide1000x143())
+        leaves.append(Wide1000x144())
+        leaves.append(Wide1000x145())
+        leaves.append(Wide1000x146())
+        leaves.append(Wide1000x147())
+        leaves.append(Wide1000x148())
+        leaves.append(Wide1000x149())
+    }
+
+    @inline(never) private static func makeLeavesPart3(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x150())
+        leaves.append(Wide1000x151())
+        leaves.append(Wide1000x152())
+        leaves.append(Wide1000x153())
+        leaves.append(Wide1000x154())
+        leaves.append(Wide1000x155())
+        leaves.append(Wide1000x156())
+        leaves.append(Wide1000x157())
+        leaves.append(Wide1000x158())
+        leaves.append(Wide1000x159())
+        leaves.append(Wide1000x160())
+        leaves.append(Wide1000x161())
+        leaves.append(Wide1000x162())
+        leaves.append(Wide1000x163())
+        leaves.append(Wide1000x164())
+        leaves.append(Wide1000x165())
+        leaves.append(Wide1000x166())
+        leaves.append(Wide1000x167())
+        leaves.append(Wide1000x168())
+        leaves.append(Wide1000x169())
+        leaves.append(Wide1000x170())
+        leaves.append(Wide1000x171())
+        leaves.append(Wide1000x172())
+        leaves.append(Wide1000x173())
+        leaves.append(Wide1000x174())
+        leaves.append(Wide1000x175())
+        leaves.append(Wide1000x176())
+        leaves.append(Wide1000x177())
+        leaves.append(Wide1000x178())
+        leaves.append(Wide1000x179())
+        leaves.append(Wide1000x180())
+        leaves.append(Wide1000x181())
+        leaves.append(Wide1000x182())
+        leaves.append(Wide1000x183())
+        leaves.append(Wide1000x184())
+        leaves.append(Wide1000x185())
+        leaves.append(Wide1000x186())
+        leaves.append(Wide1000x187())
+        leaves.append(Wide1000x188())
+        leaves.append(Wide1000x189())
+        leaves.append(Wide1000x190())
+        leaves.append(Wide1000x191())
+        leaves.append(Wide1000x192())
+        leaves.append(Wide1000x193())
+        leaves.append(Wide1000x194())
+        leaves.append(Wide1000x195())
+        leaves.append(Wide1000x196())
+        leaves.append(Wide1000x197())
+        leaves.append(Wide1000x198())
+        leaves.append(Wide1000x199())
+    }
+
+    @inline(never) private static func makeLeavesPart4(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x200())
+        leaves.append(Wide1000x201())
+        leaves.append(Wide1000x202())
+        leaves.append(Wide1000x203())
+        leaves.append(Wide1000x204())
+        leaves.append(Wide1000x205())
+        leaves.append(Wide1000x206())
+        leaves.append(Wide1000x207())
+        leaves.append(Wide1000x208())
+        leaves.append(Wide1000x209())
+        leaves.append(Wide1000x210())
+        leaves.append(Wide1000x211())
+        leaves.append(Wide1000x212())
+        leaves.append(Wide1000x213())
+        leaves.append(Wide1000x214())
+        leaves.append(Wide1000x215())
+        leaves.append(Wide1000x216())
+        leaves.append(Wide1000x217())
+        leaves.append(Wide1000x218())
+        leaves.append(Wide1000x219())
+        leaves.append(Wide1000x220())
+        leaves.append(Wide1000x221())
+        leaves.append(Wide1000x222())
+        leaves.append(Wide1000x223())
+        leaves.append(Wide1000x224())
+        leaves.append(Wide1000x225())
+        leaves.append(Wide1000x226())
+        leaves.append(Wide1000x227())
+        leaves.append(Wide1000x228())
+        leaves.append(Wide1000x229())
+        leaves.append(Wide1000x230())
+        leaves.append(Wide1000x231())
+        leaves.append(Wide1000x232())
+        leaves.append(Wide1000x233())
+        leaves.append(Wide1000x234())
+        leaves.append(Wide1000x235())
+        leaves.append(Wide1000x236())
+        leaves.append(Wide1000x237())
+        leaves.append(Wide1000x238())
+        leaves.append(Wide1000x239())
+        leaves.append(Wide1000x240())
+        leaves.append(Wide1000x241())
+        leaves.append(Wide1000x242())
+        leaves.append(Wide1000x243())
+        leaves.append(Wide1000x244())
+        leaves.append(Wide1000x245())
+        leaves.append(Wide1000x246())
+        leaves.append(Wide1000x247())
+        leaves.append(Wide1000x248())
+        leaves.append(Wide1000x249())
+    }
+
+    @inline(never) private static func makeLeavesPart5(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x250())
+        leaves.append(Wide1000x251())
+        leaves.append(Wide1000x252())
+        leaves.append(Wide1000x253())
+        leaves.append(Wide1000x254())
+        leaves.append(Wide1000x255())
+        leaves.append(Wide1000x256())
+        leaves.append(Wide1000x257())
+        leaves.append(Wide1000x258())
+        leaves.append(Wide1000x259())
+        leaves.append(Wide1000x260())
+        leaves.append(Wide1000x261())
+        leaves.append(Wide1000x262())
+        leaves.append(Wide1000x263())
+        leaves.append(Wide1000x264())
+        leaves.append(Wide1000x265())
+        leaves.append(Wide1000x266())
+        leaves.append(Wide1000x267())
+        leaves.append(Wide1000x268())
+        leaves.append(Wide1000x269())
+        leaves.append(Wide1000x270())
+        leaves.append(Wide1000x271())
+        leaves.append(Wide1000x272())
+        leaves.append(Wide1000x273())
+        leaves.append(Wide1000x274())
+        leaves.append(Wide1000x275())
+        leaves.append(Wide1000x276())
+        leaves.append(Wide1000x277())
+        leaves.append(Wide1000x278())
+        leaves.append(Wide1000x279())
+        leaves.append(Wide1000x280())
+        leaves.append(Wide1000x281())
+        leaves.append(Wide1000x282())
+        leaves.append(Wide1000x283())
+        leaves.append(Wide1000x284())
+        leaves.append(Wide1000x285())
+        leaves.append(Wide1000x286())
+        leaves.append(Wide1000x287())
+        leaves.append(Wide1000x288())
+        leaves.append(Wide1000x289())
+        leaves.append(Wide1000x290())
+        leaves.append(Wide1000x291())
+        leaves.append(Wide1000x292())
+        leaves.append(Wide1000x293())
+        leaves.append(Wide1000x294())
+        leaves.append(Wide1000x295())
+        leaves.append(Wide1000x296())
+        leaves.append(Wide1000x297())
+        leaves.append(Wide1000x298())
+        leaves.append(Wide1000x299())
+    }
+
+    @inline(never) private static func makeLeavesPart6(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x300())
+        leaves.append(Wide1000x301())
+        leaves.append(Wide1000x302())
+        leaves.append(Wide1000x303())
+        leaves.append(Wide1000x304())
+        leaves.append(Wide1000x305())
+        leaves.append(Wide1000x306())
+        leaves.append(Wide1000x307())
+        leaves.append(Wide1000x308())
+        leaves.append(Wide1000x309())
+        leaves.append(Wide1000x310())
+        leaves.append(Wide1000x311())
+        leaves.append(Wide1000x312())
+        leaves.append(Wide1000x313())
+        leaves.append(Wide1000x314())
+        leaves.append(Wide1000x315())
+        leaves.append(Wide1000x316())
+        leaves.append(Wide1000x317())
+        leaves.append(Wide1000x318())
+        leaves.append(Wide1000x319())
+        leaves.append(Wide1000x320())
+        leaves.append(Wide1000x321())
+        leaves.append(Wide1000x322())
+        leaves.append(Wide1000x323())
+        leaves.append(Wide1000x324())
+        leaves.append(Wide1000x325())
+        leaves.append(Wide1000x326())
+        leaves.append(Wide1000x327())
+        leaves.append(Wide1000x328())
+        leaves.append(Wide1000x329())
+        leaves.append(Wide1000x330())
+        leaves.append(Wide1000x331())
+        leaves.append(Wide1000x332())
+        leaves.append(Wide1000x333())
+        leaves.append(Wide1000x334())
+        leaves.append(Wide1000x335())
+        leaves.append(Wide1000x336())
+        leaves.append(Wide1000x337())
+        leaves.append(Wide1000x338())
+        leaves.append(Wide1000x339())
+        leaves.append(Wide1000x340())
+        leaves.append(Wide1000x341())
+        leaves.append(Wide1000x342())
+        leaves.append(Wide1000x343())
+        leaves.append(Wide1000x344())
+        leaves.append(Wide1000x345())
+        leaves.append(Wide1000x346())
+        leaves.append(Wide1000x347())
+        leaves.append(Wide1000x348())
+        leaves.append(Wide1000x349())
+    }
+
+    @inline(never) private static func makeLeavesPart7(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x350())
+        leaves.append(Wide1000x351())
+        leaves.append(Wide1000x352())
+        leaves.append(Wide1000x353())
+        leaves.append(Wide1000x354())
+        leaves.append(Wide1000x355())
+        leaves.append(Wide1000x356())
+        leaves.append(Wide1000x357())
+        leaves.append(Wide1000x358())
+        leaves.append(Wide1000x359())
+        leaves.append(Wide1000x360())
+        leaves.append(Wide1000x361())
+        leaves.append(Wide1000x362())
+        leaves.append(Wide1000x363())
+        leaves.append(Wide1000x364())
+        leaves.append(Wide1000x365())
+        leaves.append(Wide1000x366())
+        leaves.append(Wide1000x367())
+        leaves.append(Wide1000x368())
+        leaves.append(Wide1000x369())
+        leaves.append(Wide1000x370())
+        leaves.append(Wide1000x371())
+        leaves.append(Wide1000x372())
+        leaves.append(Wide1000x373())
+        leaves.append(Wide1000x374())
+        leaves.append(Wide1000x375())
+        leaves.append(Wide1000x376())
+        leaves.append(Wide1000x377())
+        leaves.append(Wide1000x378())
+        leaves.append(Wide1000x379())
+        leaves.append(Wide1000x380())
+        leaves.append(Wide1000x381())
+        leaves.append(Wide1000x382())
+        leaves.append(Wide1000x383())
+        leaves.append(Wide1000x384())
+        leaves.append(Wide1000x385())
+        leaves.append(Wide1000x386())
+        leaves.append(Wide1000x387())
+        leaves.append(Wide1000x388())
+        leaves.append(Wide1000x389())
+        leaves.append(Wide1000x390())
+        leaves.append(Wide1000x391())
+        leaves.append(Wide1000x392())
+        leaves.append(Wide1000x393())
+        leaves.append(Wide1000x394())
+        leaves.append(Wide1000x395())
+        leaves.append(Wide1000x396())
+        leaves.append(Wide1000x397())
+        leaves.append(Wide1000x398())
+        leaves.append(Wide1000x399())
+    }
+
+    @inline(never) private static func makeLeavesPart8(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x400())
+        leaves.append(Wide1000x401())
+        leaves.append(Wide1000x402())
+        leaves.append(Wide1000x403())
+        leaves.append(Wide1000x404())
+        leaves.append(Wide1000x405())
+        leaves.append(Wide1000x406())
+        leaves.append(Wide1000x407())
+        leaves.append(Wide1000x408())
+        leaves.append(Wide1000x409())
+        leaves.append(Wide1000x410())
+        leaves.append(Wide1000x411())
+        leaves.append(Wide1000x412())
+        leaves.append(Wide1000x413())
+        leaves.append(Wide1000x414())
+        leaves.append(Wide1000x415())
+        leaves.append(Wide1000x416())
+        leaves.append(Wide1000x417())
+        leaves.append(Wide1000x418())
+        leaves.append(Wide1000x419())
+        leaves.append(Wide1000x420())
+        leaves.append(Wide1000x421())
+        leaves.append(Wide1000x422())
+        leaves.append(Wide1000x423())
+        leaves.append(Wide1000x424())
+        leaves.append(Wide1000x425())
+        leaves.append(Wide1000x426())
+        leaves.append(Wide1000x427())
+        leaves.append(Wide1000x428())
+        leaves.append(Wide1000x429())
+        leaves.append(Wide1000x430())
+        leaves.append(Wide1000x431())
+        leaves.append(Wide1000x432())
+        leaves.append(Wide1000x433())
+        leaves.append(Wide1000x434())
+        leaves.append(Wide1000x435())
+        leaves.append(Wide1000x436())
+        leaves.append(Wide1000x437())
+        leaves.append(Wide1000x438())
+        leaves.append(Wide1000x439())
+        leaves.append(Wide1000x440())
+        leaves.append(Wide1000x441())
+        leaves.append(Wide1000x442())
+        leaves.append(Wide1000x443())
+        leaves.append(Wide1000x444())
+        leaves.append(Wide1000x445())
+        leaves.append(Wide1000x446())
+        leaves.append(Wide1000x447())
+        leaves.append(Wide1000x448())
+        leaves.append(Wide1000x449())
+    }
+
+    @inline(never) private static func makeLeavesPart9(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x450())
+        leaves.append(Wide1000x451())
+        leaves.append(Wide1000x452())
+        leaves.append(Wide1000x453())
+        leaves.append(Wide1000x454())
+        leaves.append(Wide1000x455())
+        leaves.append(Wide1000x456())
+        leaves.append(Wide1000x457())
+        leaves.append(Wide1000x458())
+        leaves.append(Wide1000x459())
+        leaves.append(Wide1000x460())
+        leaves.append(Wide1000x461())
+        leaves.append(Wide1000x462())
+        leaves.append(Wide1000x463())
+        leaves.append(Wide1000x464())
+        leaves.append(Wide1000x465())
+        leaves.append(Wide1000x466())
+        leaves.append(Wide1000x467())
+        leaves.append(Wide1000x468())
+        leaves.append(Wide1000x469())
+        leaves.append(Wide1000x470())
+        leaves.append(Wide1000x471())
+        leaves.append(Wide1000x472())
+        leaves.append(Wide1000x473())
+        leaves.append(Wide1000x474())
+        leaves.append(Wide1000x475())
+        leaves.append(Wide1000x476())
+        leaves.append(Wide1000x477())
+        leaves.append(Wide1000x478())
+        leaves.append(Wide1000x479())
+        leaves.append(Wide1000x480())
+        leaves.append(Wide1000x481())
+        leaves.append(Wide1000x482())
+        leaves.append(Wide1000x483())
+        leaves.append(Wide1000x484())
+        leaves.append(Wide1000x485())
+        leaves.append(Wide1000x486())
+        leaves.append(Wide1000x487())
+        leaves.append(Wide1000x488())
+        leaves.append(Wide1000x489())
+        leaves.append(Wide1000x490())
+        leaves.append(Wide1000x491())
+        leaves.append(Wide1000x492())
+        leaves.append(Wide1000x493())
+        leaves.append(Wide1000x494())
+        leaves.append(Wide1000x495())
+        leaves.append(Wide1000x496())
+        leaves.append(Wide1000x497())
+        leaves.append(Wide1000x498())
+        leaves.append(Wide1000x499())
+    }
+
+    @inline(never) private static func makeLeavesPart10(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x500())
+        leaves.append(Wide1000x501())
+        leaves.append(Wide1000x502())
+        leaves.append(Wide1000x503())
+        leaves.append(Wide1000x504())
+        leaves.append(Wide1000x505())
+        leaves.append(Wide1000x506())
+        leaves.append(Wide1000x507())
+        leaves.append(Wide1000x508())
+        leaves.append(Wide1000x509())
+        leaves.append(Wide1000x510())
+        leaves.append(Wide1000x511())
+        leaves.append(Wide1000x512())
+        leaves.append(Wide1000x513())
+        leaves.append(Wide1000x514())
+        leaves.append(Wide1000x515())
+        leaves.append(Wide1000x516())
+        leaves.append(Wide1000x517())
+        leaves.append(Wide1000x518())
+        leaves.append(Wide1000x519())
+        leaves.append(Wide1000x520())
+        leaves.append(Wide1000x521())
+        leaves.append(Wide1000x522())
+        leaves.append(Wide1000x523())
+        leaves.append(Wide1000x524())
+        leaves.append(Wide1000x525())
+        leaves.append(Wide1000x526())
+        leaves.append(Wide1000x527())
+        leaves.append(Wide1000x528())
+        leaves.append(Wide1000x529())
+        leaves.append(Wide1000x530())
+        leaves.append(Wide1000x531())
+        leaves.append(Wide1000x532())
+        leaves.append(Wide1000x533())
+        leaves.append(Wide1000x534())
+        leaves.append(Wide1000x535())
+        leaves.append(Wide1000x536())
+        leaves.append(Wide1000x537())
+        leaves.append(Wide1000x538())
+        leaves.append(Wide1000x539())
+        leaves.append(Wide1000x540())
+        leaves.append(Wide1000x541())
+        leaves.append(Wide1000x542())
+        leaves.append(Wide1000x543())
+        leaves.append(Wide1000x544())
+        leaves.append(Wide1000x545())
+        leaves.append(Wide1000x546())
+        leaves.append(Wide1000x547())
+        leaves.append(Wide1000x548())
+        leaves.append(Wide1000x549())
+    }
+
+    @inline(never) private static func makeLeavesPart11(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x550())
+        leaves.append(Wide1000x551())
+        leaves.append(Wide1000x552())
+        leaves.append(Wide1000x553())
+        leaves.append(Wide1000x554())
+        leaves.append(Wide1000x555())
+        leaves.append(Wide1000x556())
+        leaves.append(Wide1000x557())
+        leaves.append(Wide1000x558())
+        leaves.append(Wide1000x559())
+        leaves.append(Wide1000x560())
+        leaves.append(Wide1000x561())
+        leaves.append(Wide1000x562())
+        leaves.append(Wide1000x563())
+        leaves.append(Wide1000x564())
+        leaves.append(Wide1000x565())
+        leaves.append(Wide1000x566())
+        leaves.append(Wide1000x567())
+        leaves.append(Wide1000x568())
+        leaves.append(Wide1000x569())
+        leaves.append(Wide1000x570())
+        leaves.append(Wide1000x571())
+        leaves.append(Wide1000x572())
+        leaves.append(Wide1000x573())
+        leaves.append(Wide1000x574())
+        leaves.append(Wide1000x575())
+        leaves.append(Wide1000x576())
+        leaves.append(Wide1000x577())
+        leaves.append(Wide1000x578())
+        leaves.append(Wide1000x579())
+        leaves.append(Wide1000x580())
+        leaves.append(Wide1000x581())
+        leaves.append(Wide1000x582())
+        leaves.append(Wide1000x583())
+        leaves.append(Wide1000x584())
+        leaves.append(Wide1000x585())
+        leaves.append(Wide1000x586())
+        leaves.append(Wide1000x587())
+        leaves.append(Wide1000x588())
+        leaves.append(Wide1000x589())
+        leaves.append(Wide1000x590())
+        leaves.append(Wide1000x591())
+        leaves.append(Wide1000x592())
+        leaves.append(Wide1000x593())
+        leaves.append(Wide1000x594())
+        leaves.append(Wide1000x595())
+        leaves.append(Wide1000x596())
+        leaves.append(Wide1000x597())
+        leaves.append(Wide1000x598())
+        leaves.append(Wide1000x599())
+    }
+
+    @inline(never) private static func makeLeavesPart12(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x600())
+        leaves.append(Wide1000x601())
+        leaves.append(Wide1000x602())
+        leaves.append(Wide1000x603())
+        leaves.append(Wide1000x604())
+        leaves.append(Wide1000x605())
+        leaves.append(Wide1000x606())
+        leaves.append(Wide1000x607())
+        leaves.append(Wide1000x608())
+        leaves.append(Wide1000x609())
+        leaves.append(Wide1000x610())
+        leaves.append(Wide1000x611())
+        leaves.append(Wide1000x612())
+        leaves.append(Wide1000x613())
+        leaves.append(Wide1000x614())
+        leaves.append(Wide1000x615())
+        leaves.append(Wide1000x616())
+        leaves.append(Wide1000x617())
+        leaves.append(Wide1000x618())
+        leaves.append(Wide1000x619())
+        leaves.append(Wide1000x620())
+        leaves.append(Wide1000x621())
+        leaves.append(Wide1000x622())
+        leaves.append(Wide1000x623())
+        leaves.append(Wide1000x624())
+        leaves.append(Wide1000x625())
+        leaves.append(Wide1000x626())
+        leaves.append(Wide1000x627())
+        leaves.append(Wide1000x628())
+        leaves.append(Wide1000x629())
+        leaves.append(Wide1000x630())
+        leaves.append(Wide1000x631())
+        leaves.append(Wide1000x632())
+        leaves.append(Wide1000x633())
+        leaves.append(Wide1000x634())
+        leaves.append(Wide1000x635())
+        leaves.append(Wide1000x636())
+        leaves.append(Wide1000x637())
+        leaves.append(Wide1000x638())
+        leaves.append(Wide1000x639())
+        leaves.append(Wide1000x640())
+        leaves.append(Wide1000x641())
+        leaves.append(Wide1000x642())
+        leaves.append(Wide1000x643())
+        leaves.append(Wide1000x644())
+        leaves.append(Wide1000x645())
+        leaves.append(Wide1000x646())
+        leaves.append(Wide1000x647())
+        leaves.append(Wide1000x648())
+        leaves.append(Wide1000x649())
+    }
+
+    @inline(never) private static func makeLeavesPart13(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x650())
+        leaves.append(Wide1000x651())
+        leaves.append(Wide1000x652())
+        leaves.append(Wide1000x653())
+        leaves.append(Wide1000x654())
+        leaves.append(Wide1000x655())
+        leaves.append(Wide1000x656())
+        leaves.append(Wide1000x657())
+        leaves.append(Wide1000x658())
+        leaves.append(Wide1000x659())
+        leaves.append(Wide1000x660())
+        leaves.append(Wide1000x661())
+        leaves.append(Wide1000x662())
+        leaves.append(Wide1000x663())
+        leaves.append(Wide1000x664())
+        leaves.append(Wide1000x665())
+        leaves.append(Wide1000x666())
+        leaves.append(Wide1000x667())
+        leaves.append(Wide1000x668())
+        leaves.append(Wide1000x669())
+        leaves.append(Wide1000x670())
+        leaves.append(Wide1000x671())
+        leaves.append(Wide1000x672())
+        leaves.append(Wide1000x673())
+        leaves.append(Wide1000x674())
+        leaves.append(Wide1000x675())
+        leaves.append(Wide1000x676())
+        leaves.append(Wide1000x677())
+        leaves.append(Wide1000x678())
+        leaves.append(Wide1000x679())
+        leaves.append(Wide1000x680())
+        leaves.append(Wide1000x681())
+        leaves.append(Wide1000x682())
+        leaves.append(Wide1000x683())
+        leaves.append(Wide1000x684())
+        leaves.append(Wide1000x685())
+        leaves.append(Wide1000x686())
+        leaves.append(Wide1000x687())
+        leaves.append(Wide1000x688())
+        leaves.append(Wide1000x689())
+        leaves.append(Wide1000x690())
+        leaves.append(Wide1000x691())
+        leaves.append(Wide1000x692())
+        leaves.append(Wide1000x693())
+        leaves.append(Wide1000x694())
+        leaves.append(Wide1000x695())
+        leaves.append(Wide1000x696())
+        leaves.append(Wide1000x697())
+        leaves.append(Wide1000x698())
+        leaves.append(Wide1000x699())
+    }
+
+    @inline(never) private static func makeLeavesPart14(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x700())
+        leaves.append(Wide1000x701())
+        leaves.append(Wide1000x702())
+        leaves.append(Wide1000x703())
+        leaves.append(Wide1000x704())
+        leaves.append(Wide1000x705())
+        leaves.append(Wide1000x706())
+        leaves.append(Wide1000x707())
+        leaves.append(Wide1000x708())
+        leaves.append(Wide1000x709())
+        leaves.append(Wide1000x710())
+        leaves.append(Wide1000x711())
+        leaves.append(Wide1000x712())
+        leaves.append(Wide1000x713())
+        leaves.append(Wide1000x714())
+        leaves.append(Wide1000x715())
+        leaves.append(Wide1000x716())
+        leaves.append(Wide1000x717())
+        leaves.append(Wide1000x718())
+        leaves.append(Wide1000x719())
+        leaves.append(Wide1000x720())
+        leaves.append(Wide1000x721())
+        leaves.append(Wide1000x722())
+        leaves.append(Wide1000x723())
+        leaves.append(Wide1000x724())
+        leaves.append(Wide1000x725())
+        leaves.append(Wide1000x726())
+        leaves.append(Wide1000x727())
+        leaves.append(Wide1000x728())
+        leaves.append(Wide1000x729())
+        leaves.append(Wide1000x730())
+        leaves.append(Wide1000x731())
+        leaves.append(Wide1000x732())
+        leaves.append(Wide1000x733())
+        leaves.append(Wide1000x734())
+        leaves.append(Wide1000x735())
+        leaves.append(Wide1000x736())
+        leaves.append(Wide1000x737())
+        leaves.append(Wide1000x738())
+        leaves.append(Wide1000x739())
+        leaves.append(Wide1000x740())
+        leaves.append(Wide1000x741())
+        leaves.append(Wide1000x742())
+        leaves.append(Wide1000x743())
+        leaves.append(Wide1000x744())
+        leaves.append(Wide1000x745())
+        leaves.append(Wide1000x746())
+        leaves.append(Wide1000x747())
+        leaves.append(Wide1000x748())
+        leaves.append(Wide1000x749())
+    }
+
+    @inline(never) private static func makeLeavesPart15(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x750())
+        leaves.append(Wide1000x751())
+        leaves.append(Wide1000x752())
+        leaves.append(Wide1000x753())
+        leaves.append(Wide1000x754())
+        leaves.append(Wide1000x755())
+        leaves.append(Wide1000x756())
+        leaves.append(Wide1000x757())
+        leaves.append(Wide1000x758())
+        leaves.append(Wide1000x759())
+        leaves.append(Wide1000x760())
+        leaves.append(Wide1000x761())
+        leaves.append(Wide1000x762())
+        leaves.append(Wide1000x763())
+        leaves.append(Wide1000x764())
+        leaves.append(Wide1000x765())
+        leaves.append(Wide1000x766())
+        leaves.append(Wide1000x767())
+        leaves.append(Wide1000x768())
+        leaves.append(Wide1000x769())
+        leaves.append(Wide1000x770())
+        leaves.append(Wide1000x771())
+        leaves.append(Wide1000x772())
+        leaves.append(Wide1000x773())
+        leaves.append(Wide1000x774())
+        leaves.append(Wide1000x775())
+        leaves.append(Wide1000x776())
+        leaves.append(Wide1000x777())
+        leaves.append(Wide1000x778())
+        leaves.append(Wide1000x779())
+        leaves.append(Wide1000x780())
+        leaves.append(Wide1000x781())
+        leaves.append(Wide1000x782())
+        leaves.append(Wide1000x783())
+        leaves.append(Wide1000x784())
+        leaves.append(Wide1000x785())
+        leaves.append(Wide1000x786())
+        leaves.append(Wide1000x787())
+        leaves.append(Wide1000x788())
+        leaves.append(Wide1000x789())
+        leaves.append(Wide1000x790())
+        leaves.append(Wide1000x791())
+        leaves.append(Wide1000x792())
+        leaves.append(Wide1000x793())
+        leaves.append(Wide1000x794())
+        leaves.append(Wide1000x795())
+        leaves.append(Wide1000x796())
+        leaves.append(Wide1000x797())
+        leaves.append(Wide1000x798())
+        leaves.append(Wide1000x799())
+    }
+
+    @inline(never) private static func makeLeavesPart16(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x800())
+        leaves.append(Wide1000x801())
+        leaves.append(Wide1000x802())
+        leaves.append(Wide1000x803())
+        leaves.append(Wide1000x804())
+        leaves.append(Wide1000x805())
+        leaves.append(Wide1000x806())
+        leaves.append(Wide1000x807())
+        leaves.append(Wide1000x808())
+        leaves.append(Wide1000x809())
+        leaves.append(Wide1000x810())
+        leaves.append(Wide1000x811())
+        leaves.append(Wide1000x812())
+        leaves.append(Wide1000x813())
+        leaves.append(Wide1000x814())
+        leaves.append(Wide1000x815())
+        leaves.append(Wide1000x816())
+        leaves.append(Wide1000x817())
+        leaves.append(Wide1000x818())
+        leaves.append(Wide1000x819())
+        leaves.append(Wide1000x820())
+        leaves.append(Wide1000x821())
+        leaves.append(Wide1000x822())
+        leaves.append(Wide1000x823())
+        leaves.append(Wide1000x824())
+        leaves.append(Wide1000x825())
+        leaves.append(Wide1000x826())
+        leaves.append(Wide1000x827())
+        leaves.append(Wide1000x828())
+        leaves.append(Wide1000x829())
+        leaves.append(Wide1000x830())
+        leaves.append(Wide1000x831())
+        leaves.append(Wide1000x832())
+        leaves.append(Wide1000x833())
+        leaves.append(Wide1000x834())
+        leaves.append(Wide1000x835())
+        leaves.append(Wide1000x836())
+        leaves.append(Wide1000x837())
+        leaves.append(Wide1000x838())
+        leaves.append(Wide1000x839())
+        leaves.append(Wide1000x840())
+        leaves.append(Wide1000x841())
+        leaves.append(Wide1000x842())
+        leaves.append(Wide1000x843())
+        leaves.append(Wide1000x844())
+        leaves.append(Wide1000x845())
+        leaves.append(Wide1000x846())
+        leaves.append(Wide1000x847())
+        leaves.append(Wide1000x848())
+        leaves.append(Wide1000x849())
+    }
+
+    @inline(never) private static func makeLeavesPart17(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x850())
+        leaves.append(Wide1000x851())
+        leaves.append(Wide1000x852())
+        leaves.append(Wide1000x853())
+        leaves.append(Wide1000x854())
+        leaves.append(Wide1000x855())
+        leaves.append(Wide1000x856())
+        leaves.append(Wide1000x857())
+        leaves.append(Wide1000x858())
+        leaves.append(Wide1000x859())
+        leaves.append(Wide1000x860())
+        leaves.append(Wide1000x861())
+        leaves.append(Wide1000x862())
+        leaves.append(Wide1000x863())
+        leaves.append(Wide1000x864())
+        leaves.append(Wide1000x865())
+        leaves.append(Wide1000x866())
+        leaves.append(Wide1000x867())
+        leaves.append(Wide1000x868())
+        leaves.append(Wide1000x869())
+        leaves.append(Wide1000x870())
+        leaves.append(Wide1000x871())
+        leaves.append(Wide1000x872())
+        leaves.append(Wide1000x873())
+        leaves.append(Wide1000x874())
+        leaves.append(Wide1000x875())
+        leaves.append(Wide1000x876())
+        leaves.append(Wide1000x877())
+        leaves.append(Wide1000x878())
+        leaves.append(Wide1000x879())
+        leaves.append(Wide1000x880())
+        leaves.append(Wide1000x881())
+        leaves.append(Wide1000x882())
+        leaves.append(Wide1000x883())
+        leaves.append(Wide1000x884())
+        leaves.append(Wide1000x885())
+        leaves.append(Wide1000x886())
+        leaves.append(Wide1000x887())
+        leaves.append(Wide1000x888())
+        leaves.append(Wide1000x889())
+        leaves.append(Wide1000x890())
+        leaves.append(Wide1000x891())
+        leaves.append(Wide1000x892())
+        leaves.append(Wide1000x893())
+        leaves.append(Wide1000x894())
+        leaves.append(Wide1000x895())
+        leaves.append(Wide1000x896())
+        leaves.append(Wide1000x897())
+        leaves.append(Wide1000x898())
+        leaves.append(Wide1000x899())
+    }
+
+    @inline(never) private static func makeLeavesPart18(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x900())
+        leaves.append(Wide1000x901())
+        leaves.append(Wide1000x902())
+        leaves.append(Wide1000x903())
+        leaves.append(Wide1000x904())
+        leaves.append(Wide1000x905())
+        leaves.append(Wide1000x906())
+        leaves.append(Wide1000x907())
+        leaves.append(Wide1000x908())
+        leaves.append(Wide1000x909())
+        leaves.append(Wide1000x910())
+        leaves.append(Wide1000x911())
+        leaves.append(Wide1000x912())
+        leaves.append(Wide1000x913())
+        leaves.append(Wide1000x914())
+        leaves.append(Wide1000x915())
+        leaves.append(Wide1000x916())
+        leaves.append(Wide1000x917())
+        leaves.append(Wide1000x918())
+        leaves.append(Wide1000x919())
+        leaves.append(Wide1000x920())
+        leaves.append(Wide1000x921())
+        leaves.append(Wide1000x922())
+        leaves.append(Wide1000x923())
+        leaves.append(Wide1000x924())
+        leaves.append(Wide1000x925())
+        leaves.append(Wide1000x926())
+        leaves.append(Wide1000x927())
+        leaves.append(Wide1000x928())
+        leaves.append(Wide1000x929())
+        leaves.append(Wide1000x930())
+        leaves.append(Wide1000x931())
+        leaves.append(Wide1000x932())
+        leaves.append(Wide1000x933())
+        leaves.append(Wide1000x934())
+        leaves.append(Wide1000x935())
+        leaves.append(Wide1000x936())
+        leaves.append(Wide1000x937())
+        leaves.append(Wide1000x938())
+        leaves.append(Wide1000x939())
+        leaves.append(Wide1000x940())
+        leaves.append(Wide1000x941())
+        leaves.append(Wide1000x942())
+        leaves.append(Wide1000x943())
+        leaves.append(Wide1000x944())
+        leaves.append(Wide1000x945())
+        leaves.append(Wide1000x946())
+        leaves.append(Wide1000x947())
+        leaves.append(Wide1000x948())
+        leaves.append(Wide1000x949())
+    }
+
+    @inline(never) private static func makeLeavesPart19(_ leaves: inout [AnyObject]) {
+        leaves.append(Wide1000x950())
+        leaves.append(Wide1000x951())
+        leaves.append(Wide1000x952())
+        leaves.append(Wide1000x953())
+        leaves.append(Wide1000x954())
+        leaves.append(Wide1000x955())
+        leaves.append(Wide1000x956())
+        leaves.append(Wide1000x957())
+        leaves.append(Wide1000x958())
+        leaves.append(Wide1000x959())
+        leaves.append(Wide1000x960())
+        leaves.append(Wide1000x961())
+        leaves.append(Wide1000x962())
+        leaves.append(Wide1000x963())
+        leaves.append(Wide1000x964())
+        leaves.append(Wide1000x965())
+        leaves.append(Wide1000x966())
+        leaves.append(Wide1000x967())
+        leaves.append(Wide1000x968())
+        leaves.append(Wide1000x969())
+        leaves.append(Wide1000x970())
+        leaves.append(Wide1000x971())
+        leaves.append(Wide1000x972())
+        leaves.append(Wide1000x973())
+        leaves.append(Wide1000x974())
+        leaves.append(Wide1000x975())
+        leaves.append(Wide1000x976())
+        leaves.append(Wide1000x977())
+        leaves.append(Wide1000x978())
+        leaves.append(Wide1000x979())
+        leaves.append(Wide1000x980())
+        leaves.append(Wide1000x981())
+        leaves.append(Wide1000x982())
+        leaves.append(Wide1000x983())
+        leaves.append(Wide1000x984())
+        leaves.append(Wide1000x985())
+        leaves.append(Wide1000x986())
+        leaves.append(Wide1000x987())
+        leaves.append(Wide1000x988())
+        leaves.append(Wide1000x989())
+        leaves.append(Wide1000x990())
+        leaves.append(Wide1000x991())
+        leaves.append(Wide1000x992())
+        leaves.append(Wide1000x993())
+        leaves.append(Wide1000x994())
+        leaves.append(Wide1000x995())
+        leaves.append(Wide1000x996())
+        leaves.append(Wide1000x997())
+        leaves.append(Wide1000x998())
+        leaves.append(Wide1000x999())
+    }
+
 }
