@@ -145,15 +145,15 @@ struct GraphValidator {
                     state[target] = 1
                     stack.append((target, 0))
                 case 1:
-                    guard let start = stack.firstIndex(where: { $0.vertex == target }) else { continue }
-                    let members = stack[start...].map(\.vertex)
+                    guard let loopStart = stack.firstIndex(where: { $0.vertex == target }) else { continue }
+                    let members = stack[loopStart...].map(\.vertex)
                     guard reported.insert(members.sorted()).inserted else { continue }
                     let keys = stack.map { graph.vertices[$0.vertex].key } + [graph.vertices[target].key]
                     findings.append(
                         ValidationFinding(
                             error: ProvisionError.cycle(graph.vertices[target].key, path: keys),
                             vertices: members,
-                            edges: stack[start...].map {
+                            edges: stack[loopStart...].map {
                                 ValidationFinding.EdgeID(vertex: $0.vertex, index: $0.next - 1)
                             }
                         )
