@@ -5,16 +5,24 @@ let package = Package(
     name: "Provision",
     products: [
         .library(name: "Provision", targets: ["Provision"]),
+        // Resolution events to swift-log: a library of its own, so that Provision depends on nothing.
+        .library(name: "ProvisionLogging", targets: ["ProvisionLogging"]),
         .executable(name: "di-bench", targets: ["DIBench"]),
         .executable(name: "provision-stress", targets: ["ProvisionStress"]),
     ],
     dependencies: [
-        // Benchmark-only dependencies: the Provision library itself depends on nothing.
+        // The Provision library itself depends on nothing. swift-log is for ProvisionLogging only; the
+        // others are for the benchmark.
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     ],
     targets: [
         .target(name: "Provision"),
+        .target(
+            name: "ProvisionLogging",
+            dependencies: ["Provision", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "DIBench",
             dependencies: [
@@ -26,6 +34,15 @@ let package = Package(
         ),
         .executableTarget(name: "ProvisionStress", dependencies: ["Provision"]),
         .testTarget(name: "ProvisionTests", dependencies: ["Provision"]),
+        .testTarget(
+            name: "ProvisionLoggingTests",
+            dependencies: [
+                "Provision",
+                "ProvisionLogging",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

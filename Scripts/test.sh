@@ -17,7 +17,10 @@ log() { printf '\n==> %s\n' "$*"; }
 fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
-for dir in Sources/Provision Tests/ProvisionTests Benchmarks/DIBench; do need_dir "$dir"; done
+for dir in Sources/Provision Sources/ProvisionLogging Tests/ProvisionTests Tests/ProvisionLoggingTests \
+    Benchmarks/DIBench; do
+    need_dir "$dir"
+done
 
 log "Formatting (swift format lint --strict)"
 swift format lint --strict --recursive Sources Tests Benchmarks || fatal "formatting: run 'swift format format -i -r Sources Tests Benchmarks'"
@@ -30,6 +33,20 @@ fi
 # The library depends on the toolchain only.
 if grep -rEn '^\s*(public |internal |@testable )?import (Foundation|FoundationEssentials)' Sources/Provision --include='*.swift'; then
     fatal "the Provision library must not import Foundation"
+fi
+
+log "Graphviz (the graph-export tests render DOT text with it)"
+# The rendering test is skipped, with its reason printed, when `dot` is missing; as root (CI) this step
+# installs Graphviz so that the test always runs there.
+if ! command -v dot >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; } \
+            || fatal "could not install graphviz"
+        command -v dot >/dev/null 2>&1 || fatal "graphviz installed but dot is not on PATH"
+    else
+        log "graphviz is missing and this is not root: the DOT rendering test will be skipped"
+    fi
 fi
 
 log "Build and test (debug, -warnings-as-errors)"

@@ -39,7 +39,19 @@ struct DIBench: ParsableCommand {
     @Option(help: "With --run: how many operations to run after one warm-up operation.")
     var iterations: Int = 1_000
 
+    @Option(
+        help: "Print an example graph instead of measuring: dot (Graphviz), mermaid, or report (its validation)."
+    )
+    var graph: GraphFormat?
+
+    @Option(help: "With --graph: daemon (a small web daemon), broken (the same with four mistakes) or mixed.")
+    var example: GraphExample = .daemon
+
     func run() throws {
+        if let graph {
+            print(try GraphCommand.render(graph, example: example), terminator: "")
+            return
+        }
         if list {
             for scenario in Scenarios.all { print(scenario.name) }
             print("throughput: mixed daemon graph\nthroughput: singleton hit\nfirst-access storm")

@@ -4,7 +4,7 @@ import Swinject
 /// Every single-threaded scenario of the default suite, in report order.
 enum Scenarios {
     static var all: [Scenario] {
-        resolution + creation
+        resolution + creation + diagnostics
     }
 
     // MARK: Resolution

@@ -39,7 +39,25 @@ public struct ArgumentBindingBuilder<T, each Argument> {
         _ factory: @escaping @Sendable (Resolver, repeat each Argument) throws -> T
     ) -> ArgumentScopeBuilder<T, repeat each Argument> {
         let builder = ArgumentScopeBuilder<T, repeat each Argument>(binder: binder, index: index)
-        builder.setFactory(ArgumentFactory(make: factory, defaults: nil))
+        builder.setFactory(ArgumentFactory(make: factory, defaults: nil, dependencies: nil))
+        return builder
+    }
+
+    /// Binds to a factory that receives a resolver and the request's arguments, declaring the keys it
+    /// resolves so that validation and diagrams can check them (see
+    /// ``BindingBuilder/to(dependencies:_:)``).
+    ///
+    /// - Parameters:
+    ///   - dependencies: The keys the factory resolves through its resolver.
+    ///   - factory: Builds the value; runs with no lock held.
+    /// - Returns: A builder to set defaults and the scope.
+    @discardableResult
+    public func to(
+        dependencies: [BindingKey],
+        _ factory: @escaping @Sendable (Resolver, repeat each Argument) throws -> T
+    ) -> ArgumentScopeBuilder<T, repeat each Argument> {
+        let builder = ArgumentScopeBuilder<T, repeat each Argument>(binder: binder, index: index)
+        builder.setFactory(ArgumentFactory(make: factory, defaults: nil, dependencies: dependencies))
         return builder
     }
 }

@@ -8,29 +8,37 @@ final class ArgumentFactory<T, each Argument>: Sendable {
     let makeFromTuple: (@Sendable (Resolver, (repeat each Argument)) throws -> T)?
     /// The defaults, as a closure so that the pack needs no storage of its own.
     let defaults: (@Sendable () -> (repeat each Argument))?
+    /// The keys the factory declared it resolves, if it declared them (for validation and diagrams).
+    let dependencies: [BindingKey]?
 
     init(
         make: @escaping @Sendable (Resolver, repeat each Argument) throws -> T,
-        defaults: (@Sendable () -> (repeat each Argument))?
+        defaults: (@Sendable () -> (repeat each Argument))?,
+        dependencies: [BindingKey]?
     ) {
         self.make = make
         self.makeFromTuple = nil
         self.defaults = defaults
+        self.dependencies = dependencies
     }
 
     init(
         makeFromTuple: @escaping @Sendable (Resolver, (repeat each Argument)) throws -> T,
-        defaults: (@Sendable () -> (repeat each Argument))?
+        defaults: (@Sendable () -> (repeat each Argument))?,
+        dependencies: [BindingKey]? = nil
     ) {
         self.make = nil
         self.makeFromTuple = makeFromTuple
         self.defaults = defaults
+        self.dependencies = dependencies
     }
 
-    /// This factory with other defaults.
+    /// This factory with other defaults (and the same declared dependencies).
     func withDefaults(_ defaults: @escaping @Sendable () -> (repeat each Argument)) -> ArgumentFactory {
-        if let make { return ArgumentFactory(make: make, defaults: defaults) }
-        if let makeFromTuple { return ArgumentFactory(makeFromTuple: makeFromTuple, defaults: defaults) }
+        if let make { return ArgumentFactory(make: make, defaults: defaults, dependencies: dependencies) }
+        if let makeFromTuple {
+            return ArgumentFactory(makeFromTuple: makeFromTuple, defaults: defaults, dependencies: dependencies)
+        }
         return self
     }
 

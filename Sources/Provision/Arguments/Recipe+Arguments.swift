@@ -4,7 +4,7 @@ extension Recipe {
     static func arguments<each Argument>(_ factory: ArgumentFactory<T, repeat each Argument>) -> Recipe {
         let signature = ArgumentFactory<T, repeat each Argument>.signature
         var recipe = Recipe(
-            dependencies: .dynamic,
+            dependencies: factory.dependencies.map(Dependencies.declared) ?? .dynamic,
             link: { _, node in
                 let key = node.key
                 let injector = node.injector

@@ -44,10 +44,12 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The key in Swift syntax: `Car`, `any Store`, `Headlight named "left"`.
+    /// The key in Swift syntax: `Car`, `any Store`, `Headlight named "left"`; a multibinding element's
+    /// key as `any Plugin (multibinding element)`.
     public var description: String {
         let typeName = TypeName.describe(type)
         guard let name else { return typeName }
+        if Binder.isElementKey(self) { return "\(typeName) (multibinding element)" }
         return "\(typeName) named \"\(name)\""
     }
 }

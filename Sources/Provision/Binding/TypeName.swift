@@ -10,6 +10,10 @@ enum TypeName {
     private static let extendedExistentialKind: UInt = 0x307
 
     static func describe(_ type: any Any.Type) -> String {
+        // An array of existentials: `Array<any Plugin>`, where the runtime prints `Array<Plugin>`.
+        if let array = type as? any ArrayType.Type {
+            return "Array<\(describe(array.elementType))>"
+        }
         let name = String(describing: type)
         switch metadataKind(of: type) {
         case existentialKind, extendedExistentialKind:

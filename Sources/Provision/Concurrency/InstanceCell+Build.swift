@@ -82,8 +82,31 @@ extension InstanceCell {
         }
     }
 
-    /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
+    /// Waits for another thread's build of this singleton, reporting the wait to the injector's
+    /// observer, if it has one (after the wait, with no lock held; a wait that ends in a cycle error
+    /// never started, so it reports nothing).
     private func wait(on gate: SingletonGate, thread: UInt, context: ResolutionContext) throws(ProvisionError) {
+        guard let observer = injector.configuration.observer else {
+            return try waitForBuild(on: gate, thread: thread, context: context)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result: Result<Void, ProvisionError>
+        do throws(ProvisionError) {
+            result = .success(try waitForBuild(on: gate, thread: thread, context: context))
+        } catch {
+            result = .failure(error)
+        }
+        if case .failure(let error) = result, error.code != .timedOut {
+            throw error
+        }
+        let elapsed = started.duration(to: clock.now)
+        observer.receive(ResolutionEvent(kind: .waitedForSingleton, key: key, scope: .singleton, duration: elapsed))
+        try result.get()
+    }
+
+    /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
+    private func waitForBuild(on gate: SingletonGate, thread: UInt, context: ResolutionContext) throws(ProvisionError) {
         if gate.owner == thread {
             // Unreachable through the public API (the key would be on this thread's path), but waiting
             // here would be waiting on ourselves.

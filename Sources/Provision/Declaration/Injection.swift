@@ -51,6 +51,14 @@ public struct Injection<T> {
         self.init(recipe: .closure(provider))
     }
 
+    /// Declares a closure that resolves what it needs through the given ``Resolver``, and the keys it
+    /// resolves, so that validation and diagrams can check them (see
+    /// ``BindingBuilder/to(dependencies:_:)``).
+    @inlinable
+    public init(dependencies: [BindingKey], _ provider: @escaping @Sendable (Resolver) throws -> T) {
+        self.init(recipe: .closure(provider, declaring: dependencies))
+    }
+
     /// The scope a just-in-time binding of the type gets (a module binding sets its own).
     public var defaultScope: Scope { scope }
 }

@@ -16,6 +16,10 @@ extension ProvisionError {
             case eagerNotSingleton
             case typeMismatch
             case timedOut
+            case validationFailed
+            case captiveDependency
+            case emptyMultibinding
+            case ambiguousMultibinding
         }
 
         private let value: Value
@@ -67,6 +71,23 @@ extension ProvisionError {
         /// thread's build of a singleton.
         public static let timedOut = Code(.timedOut)
 
+        /// ``Injector/validate()`` (or an injector created with
+        /// ``Injector/Configuration/validatesOnCreation``) found problems in the graph; each one is in
+        /// ``ProvisionError/underlyingErrors`` with its own code, path and hint.
+        public static let validationFailed = Code(.validationFailed)
+
+        /// A binding depends, directly or through transient bindings, on a binding that lives shorter
+        /// than itself, and would keep one instance of it past its lifetime. A singleton depending on
+        /// a transient is not captive (a transient makes no promise about its lifetime).
+        public static let captiveDependency = Code(.captiveDependency)
+
+        /// A binding depends on `[T]`, and nothing is multibound for `T`.
+        public static let emptyMultibinding = Code(.emptyMultibinding)
+
+        /// A binding depends on a single `T`, and `T` only has multibinding elements: which one is
+        /// meant is ambiguous.
+        public static let ambiguousMultibinding = Code(.ambiguousMultibinding)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -81,6 +102,10 @@ extension ProvisionError {
             case .eagerNotSingleton: "eager binding not singleton"
             case .typeMismatch: "type mismatch"
             case .timedOut: "timed out"
+            case .validationFailed: "validation failed"
+            case .captiveDependency: "captive dependency"
+            case .emptyMultibinding: "empty multibinding"
+            case .ambiguousMultibinding: "ambiguous multibinding"
             }
         }
     }

@@ -163,6 +163,9 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         for (index, problem) in storage.underlying.enumerated() {
             text += "\n  \(index + 1). \(problem.message)"
             if !problem.path.isEmpty { text += "\n     path: \(problem.pathDescription)" }
+            if let cycle = problem.cycleDescription { text += "\n     cycle: \(cycle)" }
+            if let location = problem.location { text += "\n     declared at: \(location)" }
+            if problem.hint != hint { text += "\n     hint: \(problem.hint)" }
         }
         text += "\n  hint: \(hint)"
         return text

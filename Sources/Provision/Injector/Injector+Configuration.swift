@@ -4,8 +4,14 @@ extension Injector {
     /// ```swift
     /// var configuration = Injector.Configuration()
     /// configuration.stripeCount = 64
+    /// configuration.validatesOnCreation = true
     /// let injector = try Injector(modules: [AppModule()], configuration: configuration)
     /// ```
+    ///
+    /// A configuration is fixed when the injector is created; child injectors
+    /// (``Injector/makeChild(_:)``) and derived ones (``Injector/with(_:)``) inherit it. Two
+    /// configurations are equal when their settings are equal and they hold the same observer object
+    /// (or none).
     public struct Configuration: Sendable, Hashable {
         /// How many stripes the registry is split into (rounded up to a power of two, at most 1024).
         ///
@@ -21,15 +27,57 @@ extension Injector {
         /// timeout. Set it to bound how long a request can hang behind a slow or stuck factory.
         public var singletonWaitTimeout: Duration?
 
+        /// Whether creating the injector validates its whole graph first (see
+        /// ``Injector/validate()``), before any eager singleton is built; `false` by default.
+        ///
+        /// When set, an injector with a missing binding, a construction cycle, a non-singleton eager
+        /// binding or another problem is never created: the initializer throws one
+        /// ``ProvisionError/Code/validationFailed`` error listing every problem. Nothing is constructed
+        /// to find them. Modules installed later with ``Injector/install(_:)`` are not validated
+        /// automatically; call ``Injector/validate()`` after installing.
+        public var validatesOnCreation: Bool
+
+        /// Receives an event for every binding the injector builds, every wait for another thread's
+        /// singleton build, and every failed build; `nil` (the default) for none.
+        ///
+        /// Observation is decided when a binding is first linked, so an injector without an observer
+        /// resolves exactly as fast as if the feature did not exist. See ``ResolutionObserver``.
+        public var observer: (any ResolutionObserver)?
+
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - stripeCount: The number of registry stripes; 16 by default.
         ///   - singletonWaitTimeout: The longest wait for another thread's singleton build; no limit by
         ///     default.
-        public init(stripeCount: Int = 16, singletonWaitTimeout: Duration? = nil) {
+        ///   - validatesOnCreation: Whether creating the injector validates its graph; `false` by
+        ///     default.
+        ///   - observer: Receives resolution events; none by default.
+        public init(
+            stripeCount: Int = 16,
+            singletonWaitTimeout: Duration? = nil,
+            validatesOnCreation: Bool = false,
+            observer: (any ResolutionObserver)? = nil
+        ) {
             self.stripeCount = stripeCount
             self.singletonWaitTimeout = singletonWaitTimeout
+            self.validatesOnCreation = validatesOnCreation
+            self.observer = observer
+        }
+
+        /// Whether two configurations have the same settings and the same observer object (or none).
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.stripeCount == rhs.stripeCount && lhs.singletonWaitTimeout == rhs.singletonWaitTimeout
+                && lhs.validatesOnCreation == rhs.validatesOnCreation
+                && lhs.observer.map(ObjectIdentifier.init) == rhs.observer.map(ObjectIdentifier.init)
+        }
+
+        /// Hashes the settings and the observer's identity.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(stripeCount)
+            hasher.combine(singletonWaitTimeout)
+            hasher.combine(validatesOnCreation)
+            hasher.combine(observer.map(ObjectIdentifier.init))
         }
     }
 }

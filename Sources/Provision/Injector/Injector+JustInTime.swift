@@ -26,7 +26,7 @@ extension Injector {
     }
 
     private func justInTimeNode<T>(for key: BindingKey, as type: T.Type) -> Node<T>? {
-        let location = SourceLocation(fileID: "Provision/just-in-time", line: 0)
+        let location = SourceLocation.justInTime
         if let synthetic = type as? any SyntheticDependency.Type,
             let recipe = synthetic.syntheticRecipe(for: key) as? Recipe<T>
         {

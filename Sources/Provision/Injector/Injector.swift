@@ -43,7 +43,9 @@ public final class Injector: Sendable {
     ///   key twice), ``ProvisionError/Code/incompleteBinding`` (a `bind` without a target),
     ///   ``ProvisionError/Code/configurationFailed`` (a module's `configure` threw),
     ///   ``ProvisionError/Code/typeMismatch`` (a checked instance of the wrong type),
-    ///   ``ProvisionError/Code/eagerNotSingleton``, or any error building an eager singleton.
+    ///   ``ProvisionError/Code/eagerNotSingleton``, any error building an eager singleton, or, with
+    ///   ``Configuration/validatesOnCreation``, ``ProvisionError/Code/validationFailed`` listing every
+    ///   problem of the graph (see ``validate()``).
     public convenience init(modules: [any Module], configuration: Configuration = Configuration())
         throws(ProvisionError)
     {
@@ -88,7 +90,11 @@ public final class Injector: Sendable {
             }
         }
         try registry.install(order.compactMap { merged[$0] })
-        try buildEagerSingletons(eager + allRecords.filter(\.isEager).map(Injector.eagerKey(of:)))
+        let eagerKeys = eager + allRecords.filter(\.isEager).map(Injector.eagerKey(of:))
+        if configuration.validatesOnCreation {
+            try validateOnCreation(eager: eagerKeys.map { ($0.key, $0.location) })
+        }
+        try buildEagerSingletons(eagerKeys)
     }
 
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.

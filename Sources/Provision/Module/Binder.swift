@@ -150,9 +150,17 @@ public final class Binder {
         )
     }
 
+    /// The start of every multibinding element's hidden name.
+    static let elementNamePrefix = "\u{E000}element "
+
     /// The hidden name of a multibinding element: unique per binder, never a name a user would write.
     static func elementName(collection name: String?, index: Int) -> String {
-        "\u{E000}element \(index) of \(name ?? "")"
+        "\(elementNamePrefix)\(index) of \(name ?? "")"
+    }
+
+    /// Whether `key` is a multibinding element's (see ``elementName(collection:index:)``).
+    static func isElementKey(_ key: BindingKey) -> Bool {
+        key.name?.hasPrefix(elementNamePrefix) == true
     }
 
     @usableFromInline

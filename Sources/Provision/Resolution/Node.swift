@@ -23,6 +23,8 @@ final class Node<T>: AnyNode {
     @usableFromInline let scope: Scope
     @usableFromInline let location: SourceLocation
     let recipe: Recipe<T>
+    /// When the node was created, relative to every other node: declaration order, for reports.
+    let declarationIndex = DeclarationOrder.next()
 
     /// The injector that owns this node. Unowned: the injector owns its registry, which owns the node.
     /// Every path into a node's plan holds a strong reference to the injector for the duration of the
@@ -108,8 +110,12 @@ final class Node<T>: AnyNode {
     /// Inlinable so that it is specialized where the recipe's closures are created (in the module that
     /// declares the binding): the singleton fast path then runs as concrete code, with no generic
     /// metadata lookups.
+    ///
+    /// With a ``ResolutionObserver`` configured, the plan that builds a fresh value is instrumented
+    /// first (see `Node+Observation.swift`); without one it is used as it is.
     @inlinable
     func scoped(_ inner: Plan<T>) -> Plan<T> {
+        let inner = observing(inner)
         guard scope.isSingleton, !cell.isPrebuilt else { return inner }
         // The plan holds the cell, not the node: the node owns the plan, so capturing the node
         // would be a retain cycle.

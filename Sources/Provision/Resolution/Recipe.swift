@@ -15,6 +15,9 @@ struct Recipe<T> {
         /// The binding is a closure that calls the resolver itself: its dependencies are only known
         /// when it runs.
         case dynamic
+        /// The binding is a closure that declared the keys it resolves (`to(dependencies:_:)`): checked
+        /// by validation and drawn in diagrams, but not linked (the closure resolves them itself).
+        case declared([BindingKey])
         /// The binding hands out a handle (`Provider`, `Lazy`) that resolves these keys later, on demand:
         /// an edge that doesn't take part in construction, so it may close a cycle.
         case deferred([BindingKey])
@@ -75,10 +78,14 @@ extension Recipe {
     }
 
     /// A closure binding: the closure resolves what it needs through the ``Resolver`` it is given.
+    /// `declared` lists the keys it says it resolves, when it says so.
     @inlinable
-    static func closure(_ body: @escaping @Sendable (Resolver) throws -> T) -> Recipe {
+    static func closure(
+        _ body: @escaping @Sendable (Resolver) throws -> T,
+        declaring declared: [BindingKey]? = nil
+    ) -> Recipe {
         Recipe(
-            dependencies: .dynamic,
+            dependencies: declared.map(Dependencies.declared) ?? .dynamic,
             link: { _, node in
                 let key = node.key
                 let injector = node.injector

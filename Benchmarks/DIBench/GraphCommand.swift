@@ -1,0 +1,27 @@
+import ArgumentParser
+import Provision
+
+/// What `di-bench --graph` prints.
+enum GraphFormat: String, CaseIterable, ExpressibleByArgument {
+    /// Graphviz DOT text: `di-bench --graph dot | dot -Tsvg > graph.svg`.
+    case dot
+    /// A Mermaid flowchart.
+    case mermaid
+    /// The validation report: the validation error's text for a broken graph.
+    case report
+}
+
+extension GraphExample: ExpressibleByArgument {}
+
+enum GraphCommand {
+    /// The example's graph in the given format. Builds the injector (which constructs nothing: no
+    /// example binding is eager), never resolves from it.
+    static func render(_ format: GraphFormat, example: GraphExample) throws -> String {
+        let injector = try Injector(example.module)
+        switch format {
+        case .dot: return injector.graph().dot()
+        case .mermaid: return injector.graph().mermaid()
+        case .report: return injector.validationReport().description + "\n"
+        }
+    }
+}

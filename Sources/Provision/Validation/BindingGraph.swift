@@ -1,0 +1,236 @@
+/// The bindings one injector can reach, with every dependency resolved to a binding the way linking
+/// resolves it: what validation checks and diagrams draw.
+///
+/// Made from the injector's registry, its ancestors' registries, and the just-in-time bindings they
+/// would create, without creating any of them and without running any user code: no module is
+/// configured again, no factory runs, nothing is installed. A dependency that no binding satisfies is
+/// recorded as a ``Missing`` target instead.
+struct BindingGraph {
+    struct Vertex {
+        let key: BindingKey
+        let scope: Scope
+        let lifetime: Lifetime
+        let shape: BindingShape
+        let location: SourceLocation?
+        /// How many parents up the owning injector is: 0 for the injector the graph was made for.
+        let depth: Int
+        /// A binding the injector would create on first request (`Injectable`, `Provider`, `Lazy`).
+        let isJustInTime: Bool
+        /// The dependencies, in the order the binding declares them.
+        var edges: [Edge] = []
+    }
+
+    struct Edge {
+        enum Target: Hashable {
+            case vertex(Int)
+            case missing(Int)
+        }
+
+        enum Kind {
+            /// Built as part of the dependent (a constructor parameter, a collection element).
+            case construction
+            /// Resolved by a closure that declared it: built as part of the dependent, too.
+            case declared
+            /// Resolved later through a handle: may close a cycle.
+            case deferred
+        }
+
+        let target: Target
+        let kind: Kind
+    }
+
+    /// A dependency that nothing binds, as seen from one injector of the chain.
+    struct Missing {
+        enum Reason {
+            case notBound
+            /// A `[T]` with no multibinding elements of `T`.
+            case emptyMultibinding(element: any Any.Type)
+            /// A single `T` requested where `T` only has multibinding elements; the collection's vertex.
+            case onlyMultibound(collection: Int)
+        }
+
+        let key: BindingKey
+        let reason: Reason
+    }
+
+    var vertices: [Vertex]
+    var missing: [Missing]
+}
+
+extension BindingGraph {
+    /// The graph of every binding `injector` can reach: its own, its ancestors', and the just-in-time
+    /// bindings their dependencies would create.
+    ///
+    /// - Complexity: O(*n* log *n* + *e*) for *n* bindings and *e* dependencies.
+    init(injector: Injector) {
+        var chain: [Injector] = []
+        var current: Injector? = injector
+        while let next = current {
+            chain.append(next)
+            current = next.parent
+        }
+        var builder = Builder(chain: chain)
+        builder.addRegisteredBindings()
+        builder.resolveEdges()
+        self.init(vertices: builder.vertices, missing: builder.missing)
+    }
+
+    /// Collects vertices and resolves their dependencies, one injector chain at a time.
+    private struct Builder {
+        /// The injector and its ancestors, innermost first.
+        let chain: [Injector]
+        var vertices: [Vertex] = []
+        var missing: [Missing] = []
+        /// Each injector's own bindings, by key.
+        var registered: [[BindingKey: Int]]
+        /// Each injector's multibinding collections, by element type and collection name.
+        var collections: [[ElementKey: Int]]
+        /// Just-in-time bindings and missing keys found so far, by the depth they were looked up from.
+        var resolved: [DepthKey: Edge.Target] = [:]
+
+        struct ElementKey: Hashable {
+            let type: ObjectIdentifier
+            let name: String?
+        }
+
+        struct DepthKey: Hashable {
+            let depth: Int
+            let key: BindingKey
+        }
+
+        init(chain: [Injector]) {
+            self.chain = chain
+            registered = Array(repeating: [:], count: chain.count)
+            collections = Array(repeating: [:], count: chain.count)
+        }
+
+        mutating func addRegisteredBindings() {
+            var nodes: [(node: any DescribedNode, depth: Int)] = []
+            for (depth, injector) in chain.enumerated() {
+                let own = injector.registry.nodes
+                nodes.reserveCapacity(nodes.count + own.count)
+                registered[depth].reserveCapacity(own.count)
+                for case let node as any DescribedNode in own {
+                    nodes.append((node, depth))
+                }
+            }
+            nodes.sort { $0.node.declarationIndex < $1.node.declarationIndex }
+            vertices.reserveCapacity(nodes.count)
+            for (node, depth) in nodes {
+                let shape = node.shape
+                let index = vertices.count
+                vertices.append(
+                    Vertex(
+                        key: node.key,
+                        scope: node.scope,
+                        lifetime: Lifetime(node.scope),
+                        shape: shape,
+                        location: node.isJustInTime ? nil : node.location,
+                        depth: depth,
+                        isJustInTime: node.isJustInTime
+                    )
+                )
+                registered[depth][node.key] = index
+                if shape.kind == .multibinding, let element = shape.keys.first {
+                    collections[depth][ElementKey(type: ObjectIdentifier(element.type), name: node.key.name)] = index
+                }
+            }
+        }
+
+        /// Resolves every vertex's dependencies, including those of just-in-time vertices added on the
+        /// way (they are appended, so the loop reaches them).
+        mutating func resolveEdges() {
+            var index = 0
+            while index < vertices.count {
+                let vertex = vertices[index]
+                let kind: Edge.Kind
+                switch vertex.shape.dependencies {
+                case .construction: kind = .construction
+                case .declared: kind = .declared
+                case .deferred: kind = .deferred
+                case .unknown: kind = .construction
+                }
+                var edges: [Edge] = []
+                edges.reserveCapacity(vertex.shape.keys.count)
+                for key in vertex.shape.keys {
+                    edges.append(Edge(target: target(of: key, from: vertex.depth), kind: kind))
+                }
+                vertices[index].edges = edges
+                index += 1
+            }
+        }
+
+        /// What `key` resolves to for a binding of the injector at `depth`: the same order as
+        /// `Injector.lookup` (own bindings, then each ancestor's, then a just-in-time binding in the
+        /// injector at `depth`).
+        private mutating func target(of key: BindingKey, from depth: Int) -> Edge.Target {
+            for level in depth..<chain.count {
+                if let index = registered[level][key] { return .vertex(index) }
+            }
+            let lookup = DepthKey(depth: depth, key: key)
+            if let known = resolved[lookup] { return known }
+            let target: Edge.Target
+            if let (shape, scope) = chain[depth].justInTimeShape(for: key) {
+                target = .vertex(vertices.count)
+                vertices.append(
+                    Vertex(
+                        key: key,
+                        scope: scope,
+                        lifetime: Lifetime(scope),
+                        shape: shape,
+                        location: nil,
+                        depth: depth,
+                        isJustInTime: true
+                    )
+                )
+            } else {
+                target = .missing(missing.count)
+                missing.append(Missing(key: key, reason: reason(key, from: depth)))
+            }
+            resolved[lookup] = target
+            return target
+        }
+
+        /// Why nothing binds `key`: a multibinding explains it better than a plain missing binding.
+        private func reason(_ key: BindingKey, from depth: Int) -> Missing.Reason {
+            if let array = key.type as? any ArrayType.Type {
+                return .emptyMultibinding(element: array.elementType)
+            }
+            let element = ElementKey(type: ObjectIdentifier(key.type), name: key.name)
+            for level in depth..<chain.count {
+                if let collection = collections[level][element] { return .onlyMultibound(collection: collection) }
+            }
+            return .notBound
+        }
+    }
+}
+
+extension AnyNode {
+    /// Whether the node is a just-in-time binding the injector created on first request.
+    var isJustInTime: Bool {
+        location.fileID == SourceLocation.justInTime.fileID
+    }
+}
+
+extension SourceLocation {
+    /// The location recorded for just-in-time bindings, which no module declares.
+    static let justInTime = SourceLocation(fileID: "Provision/just-in-time", line: 0)
+}
+
+extension Injector {
+    /// The shape and scope of the just-in-time binding this injector would create for `key` (see
+    /// `lookup`), without creating it.
+    func justInTimeShape(for key: BindingKey) -> (BindingShape, Scope)? {
+        if let synthetic = key.type as? any SyntheticDependency.Type,
+            let recipe = synthetic.syntheticRecipe(for: key) as? any ShapedRecipe
+        {
+            return (recipe.shape, .transient)
+        }
+        if key.name == nil, let injectable = key.type as? any Injectable.Type,
+            let injection = injectable.anyInjection as? any ShapedInjection
+        {
+            return (injection.shape, injection.defaultScope)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,71 @@
+/// What validation and diagrams know about a binding without knowing its type: what kind of binding it
+/// is, and which keys it depends on and how.
+struct BindingShape: Sendable {
+    /// A binding's dependencies, as its recipe records them.
+    enum Dependencies: Sendable {
+        /// Built from these keys' values (a constructor's parameters, a multibinding's elements).
+        case construction([BindingKey])
+        /// A closure that declared the keys it resolves.
+        case declared([BindingKey])
+        /// A handle (`Provider`, `Lazy`) that resolves these keys later, on demand.
+        case deferred([BindingKey])
+        /// A closure whose dependencies are only known when it runs: not statically checked.
+        case unknown
+    }
+
+    let kind: DependencyGraph.Vertex.Kind
+    let dependencies: Dependencies
+
+    /// The keys, whatever their kind; empty for `.unknown`.
+    var keys: [BindingKey] {
+        switch dependencies {
+        case .construction(let keys), .declared(let keys), .deferred(let keys): keys
+        case .unknown: []
+        }
+    }
+}
+
+/// A recipe whose type is not known statically (a just-in-time recipe, returned as `Any`).
+protocol ShapedRecipe {
+    var shape: BindingShape { get }
+}
+
+extension Recipe: ShapedRecipe {
+    var shape: BindingShape {
+        if instance != nil {
+            return BindingShape(kind: .instance, dependencies: .construction([]))
+        }
+        let closureKind: DependencyGraph.Vertex.Kind = arguments == nil ? .closure : .arguments
+        switch dependencies {
+        case .known(let keys):
+            let isCollection = !keys.isEmpty && keys.allSatisfy(Binder.isElementKey)
+            return BindingShape(kind: isCollection ? .multibinding : .constructor, dependencies: .construction(keys))
+        case .declared(let keys):
+            return BindingShape(kind: closureKind, dependencies: .declared(keys))
+        case .dynamic:
+            return BindingShape(kind: closureKind, dependencies: .unknown)
+        case .deferred(let keys):
+            return BindingShape(kind: .handle, dependencies: .deferred(keys))
+        }
+    }
+}
+
+/// A node as validation reads it. Every node is a `Node<T>`; the protocol reads it without `T`.
+protocol DescribedNode: AnyNode {
+    var declarationIndex: Int { get }
+    var shape: BindingShape { get }
+}
+
+extension Node: DescribedNode {
+    var shape: BindingShape { recipe.shape }
+}
+
+/// An ``Injection`` whose type is not known statically (found through an `Injectable` metatype).
+protocol ShapedInjection {
+    var shape: BindingShape { get }
+    var defaultScope: Scope { get }
+}
+
+extension Injection: ShapedInjection {
+    var shape: BindingShape { recipe.shape }
+}

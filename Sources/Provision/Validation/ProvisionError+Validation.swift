@@ -1,0 +1,96 @@
+// The errors validation reports, in the same shape as every other ProvisionError: what is wrong, for
+// which key, along which path, and how to fix it.
+extension ProvisionError {
+    /// A dependency nothing binds, explained by why: not bound at all, an empty multibinding, or a
+    /// single value asked of a multibinding.
+    static func unsatisfied(
+        _ missing: BindingGraph.Missing,
+        path: [BindingKey],
+        neededBy: [BindingKey],
+        in graph: BindingGraph
+    ) -> ProvisionError {
+        let key = missing.key
+        let dependents = listing(neededBy)
+        switch missing.reason {
+        case .notBound:
+            let plain = ProvisionError.notBound(key, path: path)
+            return ProvisionError(
+                code: .notBound,
+                key: key,
+                message: "no binding for \(key), needed by \(dependents)",
+                hint: plain.hint,
+                path: path
+            )
+        case .emptyMultibinding(let element):
+            let elementType = TypeName.describe(element)
+            let named = key.name.map { ", named: \"\($0)\"" } ?? ""
+            return ProvisionError(
+                code: .emptyMultibinding,
+                key: key,
+                message: "nothing is multibound for \(elementType)\(key.name.map { " named \"\($0)\"" } ?? ""), "
+                    + "but \(dependents) \(neededBy.count == 1 ? "needs" : "need") [\(elementType)]",
+                hint: "add an element with binder.multibind(\(TypeName.metatypeExpression(element))\(named)).to(...); "
+                    + "if an empty list is intended, bind it: binder.bind([\(elementType)].self\(named)).toInstance([])",
+                path: path
+            )
+        case .onlyMultibound(let collection):
+            let count = graph.vertices[collection].shape.keys.count
+            let elementType = TypeName.describe(key.type)
+            let named = key.name.map { ", named: \"\($0)\"" } ?? ""
+            return ProvisionError(
+                code: .ambiguousMultibinding,
+                key: key,
+                message: "\(dependents) \(neededBy.count == 1 ? "needs" : "need") one \(key), but it only has "
+                    + "\(count) multibinding element\(count == 1 ? "" : "s")",
+                hint: "inject [\(elementType)] to get every element, or bind one: "
+                    + "binder.bind(\(TypeName.metatypeExpression(key.type))\(named)).to(...)",
+                path: path
+            )
+        }
+    }
+
+    /// A binding that would keep a shorter-lived binding's instance past its lifetime.
+    static func captiveDependency(
+        holder: BindingKey,
+        holderLifetime: Lifetime,
+        captive: BindingKey,
+        captiveLifetime: Lifetime,
+        path: [BindingKey]
+    ) -> ProvisionError {
+        ProvisionError(
+            code: .captiveDependency,
+            key: captive,
+            message: "\(holder) (\(holderLifetime)) depends on \(captive) (\(captiveLifetime)), which lives shorter: "
+                + "it would keep one \(captive) for its whole life",
+            hint: "inject Provider<\(TypeName.describe(captive.type))> and resolve it on each use, "
+                + "or give \(holder) a lifetime no longer than \(captiveLifetime)",
+            path: path
+        )
+    }
+
+    /// Every problem validation found, as one error.
+    static func validationFailed(_ report: ValidationReport) -> ProvisionError {
+        let count = report.problems.count
+        var message = "\(count) problem\(count == 1 ? "" : "s") in a graph of \(report.bindingCount) bindings"
+        if !report.uncheckedBindings.isEmpty {
+            message += " (not statically checked: \(listing(report.uncheckedBindings)))"
+        }
+        let error = ProvisionError(
+            code: .validationFailed,
+            key: nil,
+            message: message,
+            hint: "fix each problem listed; all of them were found without building anything"
+        )
+        error.storage.underlying = report.problems
+        return error
+    }
+
+    /// `A`, `A and B`, `A, B, C and 2 more`.
+    static func listing(_ keys: [BindingKey], limit: Int = 3) -> String {
+        let names = keys.prefix(limit).map(\.description)
+        let rest = keys.count - names.count
+        if rest > 0 { return names.joined(separator: ", ") + " and \(rest) more" }
+        guard names.count > 1, let last = names.last else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " and \(last)"
+    }
+}

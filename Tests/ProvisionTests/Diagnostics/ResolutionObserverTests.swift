@@ -1,0 +1,177 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import Provision
+
+@Suite("Resolution observers")
+struct ResolutionObserverTests {
+    private func injector(observer: RecordingObserver?, _ modules: any Module...) throws -> Injector {
+        try Injector(modules: modules, configuration: Injector.Configuration(observer: observer))
+    }
+
+    private let transientChain = TestModule { binder in
+        binder.bind(GraphLogger.self).to(GraphLogger.init)
+        binder.bind(GraphStore.self).to(GraphStore.init(logger:))
+        binder.bind(GraphService.self).to(GraphService.init(store:))
+    }
+
+    @Test("a transient graph of 3 bindings resolved once reports 3 builds, innermost first")
+    func transientBuilds() throws {
+        let observer = RecordingObserver()
+        let injector = try injector(observer: observer, transientChain)
+        _ = try injector.get(GraphService.self)
+        #expect(observer.lines() == ["built GraphLogger", "built GraphStore", "built GraphService"])
+        let events = observer.recorded
+        #expect(events.allSatisfy { $0.scope == .transient && $0.error == nil && $0.duration >= .zero })
+        // A build's time includes its dependencies'.
+        #expect(events[2].duration >= events[1].duration)
+        _ = try injector.get(GraphService.self)
+        #expect(observer.recorded.count == 6)
+    }
+
+    @Test("a singleton reports its one build, not the requests it serves afterwards")
+    func singletonBuildsOnce() throws {
+        let observer = RecordingObserver()
+        let injector = try injector(
+            observer: observer,
+            TestModule { binder in
+                binder.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton)
+                binder.bind(GraphStore.self).to(GraphStore.init(logger:))
+            }
+        )
+        for _ in 0..<3 { _ = try injector.get(GraphStore.self) }
+        _ = try injector.get(GraphLogger.self)
+        #expect(observer.lines(.built).filter { $0 == "built GraphLogger" }.count == 1)
+        #expect(observer.lines(.built).filter { $0 == "built GraphStore" }.count == 3)
+        #expect(observer.recorded.first { $0.key == BindingKey(GraphLogger.self) }?.scope == .singleton)
+    }
+
+    @Test("closures, multibindings and child injectors report their builds too")
+    func otherBindingKinds() throws {
+        let observer = RecordingObserver()
+        let parent = try injector(
+            observer: observer,
+            TestModule { binder in
+                binder.bind(GraphLogger.self).to { _ in GraphLogger() }.in(.singleton)
+                binder.multibind((any GraphPlugin).self).to(GraphPluginA.init)
+                binder.multibind((any GraphPlugin).self).toInstance(GraphPluginB())
+            }
+        )
+        _ = try parent.getAll((any GraphPlugin).self)
+        // The collection and its constructed element; an instance is never built.
+        #expect(observer.lines() == ["built any GraphPlugin (multibinding element)", "built Array<any GraphPlugin>"])
+        let child = try parent.makeChild(TestModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
+        _ = try child.get(GraphStore.self)
+        #expect(observer.lines().suffix(2) == ["built GraphLogger", "built GraphStore"])
+    }
+
+    @Test("a failing build is reported by every binding on the failing path, innermost first")
+    func failures() throws {
+        let observer = RecordingObserver()
+        let injector = try injector(
+            observer: observer,
+            TestModule { binder in
+                binder.bind(GraphLogger.self).to { () throws -> GraphLogger in throw ExpectedFailure(id: 3) }
+                binder.bind(GraphStore.self).to(GraphStore.init(logger:))
+                binder.bind(GraphService.self).to(GraphService.init(store:))
+            }
+        )
+        #expect(throws: ProvisionError.self) { try injector.get(GraphService.self) }
+        #expect(observer.lines() == ["failed GraphLogger", "failed GraphStore", "failed GraphService"])
+        #expect(observer.recorded.allSatisfy { $0.error?.code == .factoryFailed })
+        #expect(observer.lines(.built).isEmpty)
+    }
+
+    @Test("a thread that waits for another thread's singleton build reports the wait")
+    func singletonWait() throws {
+        let observer = RecordingObserver()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let secondRequest = DispatchSemaphore(value: 0)
+        let injector = try injector(
+            observer: observer,
+            TestModule { binder in
+                binder.bind(GraphLogger.self).to { () -> GraphLogger in
+                    entered.signal()
+                    release.wait()
+                    return GraphLogger()
+                }
+                .in(.singleton)
+            }
+        )
+        let key = BindingKey(GraphLogger.self)
+        let queued = Atomic(false)
+        let finished = runThreads(3) { index in
+            switch index {
+            case 0:
+                // Once the builder is inside the factory, starts the second requester, and lets the
+                // builder finish once that requester waits on the gate.
+                entered.wait()
+                secondRequest.signal()
+                let waiting = waitUntil {
+                    injector.registry.stripe(for: key).withState { $0.gates[key]?.waiters ?? 0 } == 1
+                }
+                queued.store(waiting, ordering: .sequentiallyConsistent)
+                release.signal()
+            case 1:
+                _ = try? injector.get(GraphLogger.self)
+            default:
+                secondRequest.wait()
+                _ = try? injector.get(GraphLogger.self)
+            }
+        }
+        #expect(finished)
+        let allQueued = queued.load(ordering: .sequentiallyConsistent)
+        #expect(allQueued, "the second requester never waited on the gate")
+        #expect(observer.lines(.built) == ["built GraphLogger"])
+        let waits = observer.recorded.filter { $0.kind == .waitedForSingleton }
+        #expect(waits.map(\.key) == [key])
+        #expect(waits.first?.scope == .singleton)
+    }
+
+    @Test("without an observer, plans are not instrumented: nothing is recorded and nothing is added")
+    func noObserver() throws {
+        let plain = try injector(observer: nil, transientChain)
+        let observer = RecordingObserver()
+        let observed = try injector(observer: observer, transientChain)
+        _ = try plain.get(GraphService.self)
+        #expect(observer.recorded.isEmpty, "an observer of one injector saw another's resolutions")
+
+        // The instrumentation is decided when a binding is linked: without an observer the plan is
+        // used as it is.
+        let plan = Plan<GraphLogger> { _ in GraphLogger() }
+        let unobservedNode = try #require(plain.lookup(BindingKey(GraphLogger.self), as: GraphLogger.self))
+        let observedNode = try #require(observed.lookup(BindingKey(GraphLogger.self), as: GraphLogger.self))
+        #expect(unobservedNode.observing(plan) === plan)
+        #expect(observedNode.observing(plan) !== plan)
+        #expect(observer.recorded.isEmpty)
+    }
+
+    @Test("events describe themselves in one line")
+    func eventDescription() {
+        let built = ResolutionEvent(
+            kind: .built, key: BindingKey(GraphApp.self), scope: .singleton, duration: .microseconds(3))
+        #expect(built.description == "built GraphApp (singleton) in 3.0 µs")
+        let failed = ResolutionEvent(
+            kind: .failed,
+            key: BindingKey(GraphApp.self),
+            scope: .transient,
+            duration: .zero,
+            error: ProvisionError.notBound(BindingKey(GraphLogger.self), path: [])
+        )
+        #expect(failed.description == "failed GraphApp (transient) after 0 ns: not bound")
+        #expect(ResolutionEvent.describe(.nanoseconds(12_345_678)) == "12.3 ms")
+        #expect(ResolutionEvent.describe(.milliseconds(1_500)) == "1.5 s")
+    }
+
+    @Test("configurations compare observers by identity")
+    func configurationEquality() {
+        let observer = RecordingObserver()
+        #expect(Injector.Configuration(observer: observer) == Injector.Configuration(observer: observer))
+        #expect(Injector.Configuration(observer: observer) != Injector.Configuration(observer: RecordingObserver()))
+        #expect(Injector.Configuration() != Injector.Configuration(observer: observer))
+        #expect(
+            Set([Injector.Configuration(observer: observer), Injector.Configuration(observer: observer)]).count == 1)
+    }
+}
