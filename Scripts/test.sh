@@ -54,34 +54,29 @@ swift build --build-tests -Xswiftc -warnings-as-errors || fatal "build"
 swift test --skip-build 2>&1 | tee "$root/.build/test-output.txt" || fatal "tests"
 grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/test-output.txt" || fatal "the test run did not report passing tests"
 
+# Builds and runs the test suite under one sanitizer, in its own scratch path, and fails on any report.
+# Usage: sanitized_tests NAME SANITIZER SCRATCH REPORT_PATTERN (the sanitizer's options in the environment)
+sanitized_tests() {
+    local name="$1" sanitizer="$2" scratch="$3" pattern="$4" output="$root/.build/$2-output.txt"
+    log "Tests under $name (scratch path $scratch)"
+    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" -Xswiftc -warnings-as-errors \
+        || fatal "$name build"
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | tee "$output" \
+        || fatal "tests under $name"
+    if grep -q "$pattern" "$output"; then fatal "$name reported a problem (see above)"; fi
+    grep -qE 'Test run with [0-9]+ tests? .*passed' "$output" || fatal "the $name run did not report passing tests"
+}
+
 if [ "${SKIP_TSAN:-0}" != "1" ]; then
-    log "Tests under ThreadSanitizer (scratch path .build-tsan)"
-    swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xswiftc -warnings-as-errors \
-        || fatal "ThreadSanitizer build"
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-        swift test --skip-build --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$root/.build/tsan-output.txt" \
-        || fatal "tests under ThreadSanitizer"
-    if grep -q "WARNING: ThreadSanitizer" "$root/.build/tsan-output.txt"; then
-        fatal "ThreadSanitizer reported a data race"
-    fi
-    grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/tsan-output.txt" \
-        || fatal "the ThreadSanitizer run did not report passing tests"
+        sanitized_tests ThreadSanitizer thread .build-tsan "WARNING: ThreadSanitizer"
 fi
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
-    log "Tests under AddressSanitizer (scratch path .build-asan)"
-    swift build --build-tests --sanitize=address --scratch-path .build-asan -Xswiftc -warnings-as-errors \
-        || fatal "AddressSanitizer build"
     # Leak detection is off: the Swift runtime's own caches (metadata, conformances) live until exit by
     # design. Object lifetimes are checked by the tests' deinit counters instead.
     ASAN_OPTIONS="detect_leaks=0 halt_on_error=1" \
-        swift test --skip-build --sanitize=address --scratch-path .build-asan 2>&1 | tee "$root/.build/asan-output.txt" \
-        || fatal "tests under AddressSanitizer"
-    if grep -q "ERROR: AddressSanitizer" "$root/.build/asan-output.txt"; then
-        fatal "AddressSanitizer reported a memory error"
-    fi
-    grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/asan-output.txt" \
-        || fatal "the AddressSanitizer run did not report passing tests"
+        sanitized_tests AddressSanitizer address .build-asan "ERROR: AddressSanitizer"
 fi
 
 log "Stress run (release, ${STRESS_SECONDS:-60} s)"

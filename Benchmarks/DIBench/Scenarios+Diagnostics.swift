@@ -33,22 +33,8 @@ extension Scenarios {
                 // Neither hand-wired code nor Swinject 2.10 has a resolution observer: these two columns
                 // are the plain "mixed daemon graph" scenario, so the Provision column's cost of
                 // observing shows against the same baselines.
-                handWired: {
-                    let hand = MixedGraphHandWired()
-                    return { count in
-                        var sink: UInt = 0
-                        for _ in 0..<count { sink ^= MixedGraph.makeRoots(hand) }
-                        return sink
-                    }
-                },
-                swinject: {
-                    let resolver = makeMixedGraphContainer().synchronize()
-                    return { count in
-                        var sink: UInt = 0
-                        for _ in 0..<count { sink ^= MixedGraph.resolveRoots(resolver) }
-                        return sink
-                    }
-                }
+                handWired: mixedHandWired,
+                swinject: mixedSwinject
             ),
             Scenario(
                 name: "validate, 10k bindings",

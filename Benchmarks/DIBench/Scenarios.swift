@@ -87,22 +87,8 @@ enum Scenarios {
                         return sink
                     }
                 },
-                handWired: {
-                    let hand = MixedGraphHandWired()
-                    return { count in
-                        var sink: UInt = 0
-                        for _ in 0..<count { sink ^= MixedGraph.makeRoots(hand) }
-                        return sink
-                    }
-                },
-                swinject: {
-                    let resolver = makeMixedGraphContainer().synchronize()
-                    return { count in
-                        var sink: UInt = 0
-                        for _ in 0..<count { sink ^= MixedGraph.resolveRoots(resolver) }
-                        return sink
-                    }
-                }
+                handWired: mixedHandWired,
+                swinject: mixedSwinject
             ),
             Scenario(
                 name: "named lookup",
@@ -178,6 +164,26 @@ enum Scenarios {
     }
 
     // MARK: Builders
+
+    /// The hand-wired workload of the mixed daemon graph: every root built once per operation.
+    static func mixedHandWired() -> Sampler.Workload {
+        let hand = MixedGraphHandWired()
+        return { count in
+            var sink: UInt = 0
+            for _ in 0..<count { sink ^= MixedGraph.makeRoots(hand) }
+            return sink
+        }
+    }
+
+    /// The Swinject workload of the mixed daemon graph: every root resolved once per operation.
+    static func mixedSwinject() -> Sampler.Workload {
+        let resolver = makeMixedGraphContainer().synchronize()
+        return { count in
+            var sink: UInt = 0
+            for _ in 0..<count { sink ^= MixedGraph.resolveRoots(resolver) }
+            return sink
+        }
+    }
 
     private static func deep<Root: AnyObject>(
         _ length: Int,
