@@ -105,10 +105,12 @@ struct DIBench: ParsableCommand {
 
         for scenario in Scenarios.all where matches(scenario.name) {
             selected += 1
+            let implementations = scenario.implementations
+            let workloads = try implementations.map(scenario.setup)
+            let measurements = try Sampler.measure(workloads, plan: plan)
             var results: [String: Measurement] = [:]
-            for implementation in scenario.implementations {
-                let workload = try scenario.setup(implementation)
-                results[implementation.rawValue] = try Sampler.measure(workload, plan: plan)
+            for (implementation, measurement) in zip(implementations, measurements) {
+                results[implementation.rawValue] = measurement
             }
             if results.count == scenario.implementations.count { completed += 1 }
             report.scenarios.append(
@@ -138,7 +140,7 @@ struct DIBench: ParsableCommand {
         }
 
         print("di-bench — \(report.cpu), \(report.cores) cores, \(report.toolchain), \(report.date)")
-        print("medians over \(plan.samples) samples of at least \(plan.sampleNanoseconds / 1_000) µs each\n")
+        print("medians over \(plan.samples) interleaved samples of at least \(plan.sampleNanoseconds / 1_000) µs each\n")
         if !report.scenarios.isEmpty { print(report.resolutionTable() + "\n") }
         if !report.throughput.isEmpty { print(report.throughputTable() + "\n") }
         if !report.storms.isEmpty { print(report.stormTable() + "\n") }

@@ -30,30 +30,44 @@ struct SamplingPlan: Sendable {
     static let quick = SamplingPlan(sampleNanoseconds: 300_000, samples: 5, warmupSamples: 1)
 }
 
-/// Runs a batch workload repeatedly: calibrates the batch size to the plan's sample length, warms up,
+/// Runs batch workloads repeatedly: calibrates each batch size to the plan's sample length, warms up,
 /// then records nanoseconds per operation for each sample.
 enum Sampler {
     /// A workload runs `count` operations and returns a checksum of what it built.
     typealias Workload = (Int) throws -> UInt
 
-    static func measure(_ workload: Workload, plan: SamplingPlan) throws -> Measurement {
+    /// Measures several workloads of one scenario (one per implementation) with their samples
+    /// interleaved: sample 1 of each, then sample 2 of each, and so on. A machine whose speed drifts
+    /// during the run (other tenants, frequency changes, allocator state) then affects every column
+    /// alike, so the ratios between them hold even when absolute times move.
+    static func measure(_ workloads: [Workload], plan: SamplingPlan) throws -> [Measurement] {
+        var batches: [Int] = []
+        for workload in workloads {
+            batches.append(try calibratedBatch(workload, plan: plan))
+        }
+        for _ in 0..<plan.warmupSamples {
+            for (workload, batch) in zip(workloads, batches) {
+                _ = try time(workload, batch)
+            }
+        }
+        var samples = [[Double]](repeating: [], count: workloads.count)
+        for _ in 0..<plan.samples {
+            for (index, (workload, batch)) in zip(workloads, batches).enumerated() {
+                samples[index].append(Double(try time(workload, batch)) / Double(batch))
+            }
+        }
+        return samples.map(Measurement.init(samples:))
+    }
+
+    /// Doubles the batch (at most 16 times at once) until one batch takes at least the sample length.
+    private static func calibratedBatch(_ workload: Workload, plan: SamplingPlan) throws -> Int {
         var batch = 1
-        // Calibrate: double the batch until one batch takes at least the sample length.
         while true {
             let elapsed = try time(workload, batch)
-            if elapsed >= plan.sampleNanoseconds || batch >= 1 << 30 { break }
+            if elapsed >= plan.sampleNanoseconds || batch >= 1 << 30 { return batch }
             let factor = elapsed == 0 ? 16 : min(16, max(2, Int(plan.sampleNanoseconds / max(elapsed, 1)) + 1))
             batch *= factor
         }
-        for _ in 0..<plan.warmupSamples {
-            _ = try time(workload, batch)
-        }
-        var samples: [Double] = []
-        samples.reserveCapacity(plan.samples)
-        for _ in 0..<plan.samples {
-            samples.append(Double(try time(workload, batch)) / Double(batch))
-        }
-        return Measurement(samples: samples)
     }
 
     private static func time(_ workload: Workload, _ batch: Int) throws -> UInt64 {
