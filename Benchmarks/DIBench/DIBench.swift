@@ -140,7 +140,8 @@ struct DIBench: ParsableCommand {
         }
 
         print("di-bench — \(report.cpu), \(report.cores) cores, \(report.toolchain), \(report.date)")
-        print("medians over \(plan.samples) interleaved samples of at least \(plan.sampleNanoseconds / 1_000) µs each\n")
+        print(
+            "medians over \(plan.samples) interleaved samples of at least \(plan.sampleNanoseconds / 1_000) µs each\n")
         if !report.scenarios.isEmpty { print(report.resolutionTable() + "\n") }
         if !report.throughput.isEmpty { print(report.throughputTable() + "\n") }
         if !report.storms.isEmpty { print(report.stormTable() + "\n") }
