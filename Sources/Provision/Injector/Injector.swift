@@ -139,7 +139,7 @@ public final class Injector: Sendable {
 
     /// The keys of this injector's own bindings (not its parent's), in no particular order.
     public var bindingKeys: [BindingKey] {
-        registry.nodes.map(\.key).filter { $0.name?.hasPrefix("\u{E000}") != true }
+        registry.nodes.map(\.key).filter { !Binder.isElementKey($0) }
     }
 
     private func configured(_ module: any Module) throws(ProvisionError) -> ([Binder.Record], [Binder.EagerKey]) {
