@@ -59,10 +59,15 @@ struct GraphValidator {
 
     /// Every problem, in rule order: missing bindings, cycles, captive dependencies, eager bindings.
     ///
-    /// - Parameter eager: Keys marked eager in the injector's own modules, checked only when the
-    ///   injector is being created (afterwards, creation itself guarantees they are singletons).
-    func findings(eager: [(BindingKey, SourceLocation)] = []) -> [ValidationFinding] {
-        missingBindings() + cycles() + captiveDependencies() + eagerBindings(eager)
+    /// - Parameters:
+    ///   - eager: Keys marked eager in the injector's own modules, checked only when the injector is
+    ///     being created (afterwards, creation itself guarantees they are singletons).
+    ///   - justInTimeScope: The scope of the just-in-time binding the injector would create for a key.
+    func findings(
+        eager: [(BindingKey, SourceLocation)] = [],
+        justInTimeScope: (BindingKey) -> Scope? = { _ in nil }
+    ) -> [ValidationFinding] {
+        missingBindings() + cycles() + captiveDependencies() + eagerBindings(eager, justInTimeScope: justInTimeScope)
     }
 
     /// The keys of bindings whose dependencies are not known (closures that declared none).
@@ -216,21 +221,28 @@ struct GraphValidator {
 
     // MARK: Eager bindings
 
-    private func eagerBindings(_ eager: [(BindingKey, SourceLocation)]) -> [ValidationFinding] {
+    /// Each eager key is looked up as a request finds it (the same order as `Injector.lookup`): the
+    /// nearest injector's binding, own or an ancestor's, then the just-in-time declaration that
+    /// `justInTimeScope` reports.
+    private func eagerBindings(
+        _ eager: [(BindingKey, SourceLocation)],
+        justInTimeScope: (BindingKey) -> Scope?
+    ) -> [ValidationFinding] {
         guard !eager.isEmpty else { return [] }
-        var own: [BindingKey: Int] = [:]
-        for (index, vertex) in graph.vertices.enumerated() where vertex.depth == 0 && !vertex.isJustInTime {
-            own[vertex.key] = index
+        var nearest: [BindingKey: Int] = [:]
+        for (index, vertex) in graph.vertices.enumerated() where !vertex.isJustInTime {
+            if let known = nearest[vertex.key], graph.vertices[known].depth <= vertex.depth { continue }
+            nearest[vertex.key] = index
         }
         return eager.compactMap { key, location in
-            guard let index = own[key] else {
+            let vertex = nearest[key]
+            guard let scope = vertex.map({ graph.vertices[$0].scope }) ?? justInTimeScope(key) else {
                 return ValidationFinding(error: ProvisionError.notBound(key, path: [key]))
             }
-            let vertex = graph.vertices[index]
-            guard !vertex.scope.isSingleton else { return nil }
+            guard !scope.isSingleton else { return nil }
             return ValidationFinding(
-                error: ProvisionError.eagerNotSingleton(key, scope: vertex.scope, at: location),
-                vertices: [index]
+                error: ProvisionError.eagerNotSingleton(key, scope: scope, at: location),
+                vertices: vertex.map { [$0] } ?? []
             )
         }
     }

@@ -49,7 +49,7 @@ extension Injector {
     ) {
         let graph = BindingGraph(injector: self)
         let validator = GraphValidator(graph)
-        let findings = validator.findings(eager: eager)
+        let findings = validator.findings(eager: eager) { self.justInTimeShape(for: $0)?.1 }
         let report = ValidationReport(
             problems: findings.map(\.error),
             uncheckedBindings: validator.uncheckedKeys,

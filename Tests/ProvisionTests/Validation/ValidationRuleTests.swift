@@ -186,6 +186,21 @@ struct ValidationRuleTests {
         #expect(try injector.validate().isValid)
     }
 
+    @Test(
+        "an eager key resolved like a request (a parent's binding, an Injectable singleton) passes validation on creation"
+    )
+    func eagerKeysResolvedLikeRequests() throws {
+        let configuration = Injector.Configuration(validatesOnCreation: true)
+        let fromDeclaration = try Injector(
+            modules: [TestModule { $0.eager(SelfDeclaredEngine.self) }],
+            configuration: configuration
+        )
+        #expect(fromDeclaration.hasBinding(for: SelfDeclaredEngine.self))
+        let parent = try Injector(modules: [GraphDaemonModule()], configuration: configuration)
+        let child = try parent.makeChild(TestModule { $0.eager(GraphApp.self) })
+        #expect(try child.validate().isValid)
+    }
+
     @Test("closures that don't declare their dependencies are listed as unchecked, which is not a failure")
     func uncheckedClosures() throws {
         let injector = try Injector(
