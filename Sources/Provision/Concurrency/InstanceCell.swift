@@ -1,6 +1,7 @@
 public import Synchronization
 
-/// A write-once slot for a singleton's instance, read with one acquiring load and no lock.
+/// A write-once slot for a singleton's instance (or a scoped instance in one ``ServiceScope``), read with
+/// one acquiring load and no lock.
 ///
 /// The instance is boxed so that it can be published with one atomic pointer store whatever `T` is (a
 /// class, a struct, an existential). The cell retains the box from publication until it is released.
@@ -12,15 +13,25 @@ final class InstanceCell<T> {
     let key: BindingKey
 
     /// The injector whose registry holds this key's gate. Unowned: the injector owns the node, which
-    /// owns the cell; a plan only runs while its injector is held (see `Node.injector`).
+    /// owns the cell (a scope's cells are owned by the scope, which holds the injector); a plan only
+    /// runs while its injector is held (see `Node.injector`).
     unowned let injector: Injector
+
+    /// Where a built instance is recorded, in creation order, for disposal (and, for singletons, for
+    /// the lifecycle): the injector's record for singletons, the scope's for scoped instances.
+    let recorder: InstanceRecorder
+
+    /// Whether the cell holds a singleton (whose build leaves any scope behind) or a scoped instance.
+    let isScoped: Bool
 
     /// Whether the instance was given when the binding was declared (an instance binding).
     @usableFromInline private(set) var isPrebuilt = false
 
-    init(key: BindingKey, injector: Injector) {
+    init(key: BindingKey, injector: Injector, recorder: InstanceRecorder, isScoped: Bool) {
         self.key = key
         self.injector = injector
+        self.recorder = recorder
+        self.isScoped = isScoped
     }
 
     deinit {
@@ -33,16 +44,18 @@ final class InstanceCell<T> {
         return box._withUnsafeGuaranteedRef { $0.value }
     }
 
-    /// Publishes the instance. Called once: at creation for instance bindings, otherwise by the thread
-    /// holding the key's singleton gate, which is the only writer.
+    /// Publishes a built instance and records it. Called once, by the thread holding the cell's gate,
+    /// which is the only writer.
     func publish(_ value: T) {
         box.store(Unmanaged.passRetained(InstanceBox(value)), ordering: .releasing)
+        recorder.record(key, value)
     }
 
-    /// Publishes an instance binding's value, before the cell is shared with any other thread.
+    /// Publishes an instance binding's value, before the cell is shared with any other thread. The value
+    /// was made by the caller, so it is not recorded for disposal.
     func prebuild(_ value: T) {
         isPrebuilt = true
-        publish(value)
+        box.store(Unmanaged.passRetained(InstanceBox(value)), ordering: .releasing)
     }
 }
 

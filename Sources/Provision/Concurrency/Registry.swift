@@ -73,6 +73,15 @@ final class Registry {
         }
     }
 
+    /// Empties every stripe's table, for a shut-down injector: every later lookup misses and ends in the
+    /// slow path, which reports the shutdown. The nodes stay alive (in the retired snapshots) for
+    /// requests still running on them.
+    func close() {
+        for stripe in stripes {
+            stripe.withState { state in stripe.publish([:], in: &state) }
+        }
+    }
+
     /// Adds `nodes`, whose keys are distinct. Throws `duplicateBinding`, adding nothing, when one of
     /// the keys is bound already.
     func install(_ nodes: [any AnyNode]) throws(ProvisionError) {

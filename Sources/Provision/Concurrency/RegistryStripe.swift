@@ -18,7 +18,9 @@ final class RegistryStripe: Sendable {
     struct State: Sendable {
         var current: Snapshot
         var retired: [Snapshot] = []
-        var gates: [BindingKey: GateEntry] = [:]
+        /// The gates of the cells being built, by cell (a singleton's, or a scoped instance's in one
+        /// scope: every scope has its own cell for a key).
+        var gates: [ObjectIdentifier: GateEntry] = [:]
     }
 
     private let state: Locked<State>

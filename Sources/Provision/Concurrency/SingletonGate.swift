@@ -2,11 +2,11 @@ import Dispatch
 
 /// The gate that makes a singleton's factory run once while other threads wait for it.
 ///
-/// The first thread to need an unbuilt singleton installs a gate for its key in the key's registry
+/// The first thread to need an unbuilt singleton installs a gate for its cell in the key's registry
 /// stripe and builds the instance with no lock held. Threads that arrive while the gate is installed
-/// register as waiters (under the stripe lock) and wait on the gate's semaphore. When the build ends,
-/// the builder removes the gate and records the outcome, then signals the semaphore once per registered
-/// waiter. A failed build publishes nothing: every waiter gets the error, and the next request
+/// register as waiters (under the stripe lock) and wait on the gate's semaphore; async callers register
+/// a continuation and suspend instead. When the build ends, the builder removes the gate and records the
+/// outcome, then signals the semaphore once per registered waiter and resumes every continuation. A failed build publishes nothing: every waiter gets the error, and the next request
 /// installs a new gate and tries again.
 final class SingletonGate: Sendable {
     enum Outcome: Sendable {
@@ -18,11 +18,15 @@ final class SingletonGate: Sendable {
     /// Signalled once per waiter when the build ends.
     let semaphore = DispatchSemaphore(value: 0)
 
-    /// The thread running the factory.
+    /// The thread running the factory, or the async resolution (see ``ResolutionRequest/task``).
     let owner: UInt
 
-    init(owner: UInt) {
+    /// Whether the factory runs in an async resolution: a synchronous caller never waits for it.
+    let isAsync: Bool
+
+    init(owner: UInt, isAsync: Bool) {
         self.owner = owner
+        self.isAsync = isAsync
     }
 
     /// Written once by the builder before it signals; read by each waiter after it wakes. The mutex
@@ -39,8 +43,25 @@ final class SingletonGate: Sendable {
     }
 }
 
-/// A gate as the registry stripe tracks it: the gate and how many threads wait on it.
+/// A gate as the registry stripe tracks it: the gate, how many threads wait on its semaphore, and the
+/// async callers suspended on it (resumed, not signalled, so that no thread of Swift's cooperative pool
+/// ever blocks on a gate).
 struct GateEntry: Sendable {
     let gate: SingletonGate
-    var waiters: Int
+    var waiters: Int = 0
+    var suspended: [CheckedContinuation<Void, Never>] = []
+
+    init(gate: SingletonGate) {
+        self.gate = gate
+    }
+
+    /// Wakes every waiter. Call after removing the entry from the stripe, with no lock held.
+    func wakeAll() {
+        for _ in 0..<waiters {
+            gate.semaphore.signal()
+        }
+        for continuation in suspended {
+            continuation.resume()
+        }
+    }
 }

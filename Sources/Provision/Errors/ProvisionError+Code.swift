@@ -20,6 +20,12 @@ extension ProvisionError {
             case captiveDependency
             case emptyMultibinding
             case ambiguousMultibinding
+            case requiresAsync
+            case outsideScope
+            case shutDown
+            case startFailed
+            case stopFailed
+            case invalidLifecycle
         }
 
         private let value: Value
@@ -88,6 +94,33 @@ extension ProvisionError {
         /// meant is ambiguous.
         public static let ambiguousMultibinding = Code(.ambiguousMultibinding)
 
+        /// A binding built by an `async` factory (or one that depends on such a binding) was requested
+        /// through the synchronous API before it was built. Resolve it with `try await`, or build it
+        /// first (``Injector/start()`` builds every singleton).
+        public static let requiresAsync = Code(.requiresAsync)
+
+        /// A ``Scope/scoped`` binding was requested outside any ``ServiceScope``, or through a scope that
+        /// was already closed.
+        public static let outsideScope = Code(.outsideScope)
+
+        /// The injector was shut down (``Injector/shutdown()``), or is shutting down: it builds nothing
+        /// any more.
+        public static let shutDown = Code(.shutDown)
+
+        /// ``Injector/start()`` failed: a singleton could not be built or a start hook threw or timed out.
+        /// The services that had started were stopped again; each failure is in
+        /// ``ProvisionError/underlyingErrors``.
+        public static let startFailed = Code(.startFailed)
+
+        /// Stopping or disposing services failed (``Injector/shutdown()``, ``ServiceScope/close()``): every
+        /// other service was still stopped and disposed; each failure is in
+        /// ``ProvisionError/underlyingErrors``.
+        public static let stopFailed = Code(.stopFailed)
+
+        /// Lifecycle hooks were declared on a binding that is not a singleton, or the injector was
+        /// started twice.
+        public static let invalidLifecycle = Code(.invalidLifecycle)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -106,6 +139,12 @@ extension ProvisionError {
             case .captiveDependency: "captive dependency"
             case .emptyMultibinding: "empty multibinding"
             case .ambiguousMultibinding: "ambiguous multibinding"
+            case .requiresAsync: "requires async"
+            case .outsideScope: "outside scope"
+            case .shutDown: "shut down"
+            case .startFailed: "start failed"
+            case .stopFailed: "stop failed"
+            case .invalidLifecycle: "invalid lifecycle"
             }
         }
     }

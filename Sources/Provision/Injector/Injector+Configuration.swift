@@ -44,6 +44,13 @@ extension Injector {
         /// resolves exactly as fast as if the feature did not exist. See ``ResolutionObserver``.
         public var observer: (any ResolutionObserver)?
 
+        /// The longest a lifecycle hook may run: each start or stop hook (``Injector/start()``,
+        /// ``Injector/shutdown()``) and each async disposal; 30 seconds by default.
+        ///
+        /// A hook that takes longer is reported as ``ProvisionError/Code/timedOut`` (its task is cancelled
+        /// and left to finish on its own), so one stuck service can't hang a daemon's shutdown.
+        public var lifecycleHookTimeout: Duration
+
         /// Creates a configuration.
         ///
         /// - Parameters:
@@ -53,12 +60,16 @@ extension Injector {
         ///   - validatesOnCreation: Whether creating the injector validates its graph; `false` by
         ///     default.
         ///   - observer: Receives resolution events; none by default.
+        ///   - lifecycleHookTimeout: The longest a start or stop hook or an async disposal may run; 30
+        ///     seconds by default.
         public init(
             stripeCount: Int = 16,
             singletonWaitTimeout: Duration? = nil,
             validatesOnCreation: Bool = false,
-            observer: (any ResolutionObserver)? = nil
+            observer: (any ResolutionObserver)? = nil,
+            lifecycleHookTimeout: Duration = .seconds(30)
         ) {
+            self.lifecycleHookTimeout = lifecycleHookTimeout
             self.stripeCount = stripeCount
             self.singletonWaitTimeout = singletonWaitTimeout
             self.validatesOnCreation = validatesOnCreation
@@ -69,6 +80,7 @@ extension Injector {
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
             lhs.stripeCount == rhs.stripeCount && lhs.singletonWaitTimeout == rhs.singletonWaitTimeout
                 && lhs.validatesOnCreation == rhs.validatesOnCreation
+                && lhs.lifecycleHookTimeout == rhs.lifecycleHookTimeout
                 && lhs.observer.map(ObjectIdentifier.init) == rhs.observer.map(ObjectIdentifier.init)
         }
 
@@ -77,6 +89,7 @@ extension Injector {
             hasher.combine(stripeCount)
             hasher.combine(singletonWaitTimeout)
             hasher.combine(validatesOnCreation)
+            hasher.combine(lifecycleHookTimeout)
             hasher.combine(observer.map(ObjectIdentifier.init))
         }
     }

@@ -43,10 +43,22 @@ extension Injector {
     /// Resolves a key that is not bound in this injector's own registry: the slow path of `resolve`.
     @usableFromInline
     func resolveUnbound<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
+        try node(unbound: key, as: type).resolve(context)
+    }
+
+    /// The node for a key missing from this injector's own table: an ancestor's or a just-in-time one.
+    /// A shut-down injector (or one whose ancestor shut down) has none: its tables were emptied, and
+    /// every request ends here with `shutDown`.
+    func node<T>(unbound key: BindingKey, as type: T.Type) throws(ProvisionError) -> Node<T> {
+        var current: Injector? = self
+        while let injector = current {
+            if injector.lifecycle.isClosed { throw ProvisionError.shutDown(key) }
+            current = injector.parent
+        }
         guard let node = lookup(key, as: type) else {
             throw ProvisionError.notBound(key, path: [key])
         }
-        return try node.resolve(context)
+        return node
     }
 }
 

@@ -34,6 +34,9 @@ public final class Injector: Sendable {
     /// The injector whose bindings this one falls back to, for child injectors.
     @usableFromInline let parent: Injector?
 
+    /// Started services, built singletons, and whether the injector still builds (see `shutdown()`).
+    let lifecycle = InjectorLifecycle()
+
     /// Creates an injector from modules, configuring them in order, then builds its eager singletons.
     ///
     /// - Parameters:
@@ -109,6 +112,7 @@ public final class Injector: Sendable {
     ///   elements, which can't be added to a running injector's collections),
     ///   ``ProvisionError/Code/incompleteBinding`` or ``ProvisionError/Code/configurationFailed``.
     public func install(_ module: any Module) throws(ProvisionError) {
+        if lifecycle.isClosed { throw ProvisionError.shutDown(nil) }
         let (records, eagerKeys) = try configured(module)
         if let element = records.first(where: { $0.multibinding != nil }), let multibinding = element.multibinding {
             throw ProvisionError.duplicateBinding(
@@ -153,7 +157,7 @@ public final class Injector: Sendable {
     }
 
     private func nodes(of records: [Binder.Record]) -> [any AnyNode] {
-        records.compactMap { record in record.makeNode?(self, record.scope) }
+        records.compactMap { record in record.makeNode?(self, record.scope, record.hooks) }
     }
 
     /// The eager key of a binding made with `asEagerSingleton()`: a node of this injector's modules.

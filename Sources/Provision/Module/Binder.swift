@@ -24,7 +24,9 @@ public final class Binder {
         let location: SourceLocation
         var scope: Scope = .transient
         /// Creates the binding's node in an injector; `nil` until the binding gets a target.
-        var makeNode: ((Injector, Scope) -> any AnyNode)?
+        var makeNode: ((Injector, Scope, AnyLifecycleHooks?) -> any AnyNode)?
+        /// Start and stop hooks declared on the binding (a `LifecycleHooks<T>`).
+        var hooks: AnyLifecycleHooks?
         /// For bindings with arguments, the factory, so that `defaults(...)` can extend it.
         var argumentFactory: (any Sendable & AnyObject)?
         /// Built when the injector is created (`asEagerSingleton()`).
@@ -167,8 +169,15 @@ public final class Binder {
     func setRecipe<T>(_ recipe: Recipe<T>, at index: Int) {
         let record = records[index]
         records[index].argumentFactory = recipe.arguments?.factory
-        records[index].makeNode = { injector, scope in
-            Node(key: record.key, scope: scope, location: record.location, recipe: recipe, injector: injector)
+        records[index].makeNode = { injector, scope, hooks in
+            Node(
+                key: record.key,
+                scope: scope,
+                location: record.location,
+                recipe: recipe,
+                injector: injector,
+                hooks: hooks?.hooks as? LifecycleHooks<T>
+            )
         }
     }
 
@@ -180,6 +189,13 @@ public final class Binder {
     @usableFromInline
     func setScope(_ scope: Scope, at index: Int) {
         records[index].scope = scope
+    }
+
+    /// Changes the lifecycle hooks of the binding at `index`, whose type is `T`.
+    func updateHooks<T>(at index: Int, as type: T.Type, _ change: (inout LifecycleHooks<T>) -> Void) {
+        var hooks = records[index].hooks?.hooks as? LifecycleHooks<T> ?? LifecycleHooks()
+        change(&hooks)
+        records[index].hooks = AnyLifecycleHooks(hooks)
     }
 
     func setEager(at index: Int) {
@@ -214,6 +230,9 @@ public final class Binder {
                 )
             }
             seen[record.key] = record.location
+            if record.hooks != nil, !record.scope.isSingleton {
+                throw ProvisionError.hooksNotSingleton(record.key, scope: record.scope, at: record.location)
+            }
         }
         return records
     }

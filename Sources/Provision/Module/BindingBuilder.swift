@@ -27,7 +27,7 @@ public struct BindingBuilder<T> {
     public func to<each Dependency>(
         _ factory: @escaping @Sendable (repeat each Dependency) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
+        binder.setRecipe(Recipe.constructor(factory).constructingAsynchronously(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -38,7 +38,7 @@ public struct BindingBuilder<T> {
     @inlinable
     @discardableResult
     public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
+        binder.setRecipe(Recipe.constructor(factory).constructingAsynchronously(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -46,7 +46,10 @@ public struct BindingBuilder<T> {
     @inlinable
     @discardableResult
     public func to<A>(_ factory: @escaping @Sendable (consuming A) throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
+        binder.setRecipe(
+            Recipe.constructor(factory).constructingAsynchronously { (a: A) in try factory(a) },
+            at: index
+        )
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -54,7 +57,10 @@ public struct BindingBuilder<T> {
     @inlinable
     @discardableResult
     public func to<A, B>(_ factory: @escaping @Sendable (consuming A, consuming B) throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
+        binder.setRecipe(
+            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B) in try factory(a, b) },
+            at: index
+        )
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -64,7 +70,10 @@ public struct BindingBuilder<T> {
     public func to<A, B, C>(_ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T)
         -> ScopeBuilder<T>
     {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
+        binder.setRecipe(
+            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B, c: C) in try factory(a, b, c) },
+            at: index
+        )
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -74,7 +83,12 @@ public struct BindingBuilder<T> {
     public func to<A, B, C, D>(
         _ factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
+        binder.setRecipe(
+            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B, c: C, d: D) in
+                try factory(a, b, c, d)
+            },
+            at: index
+        )
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -94,6 +108,29 @@ public struct BindingBuilder<T> {
     @discardableResult
     public func to(_ provider: @escaping @Sendable (Resolver) throws -> T) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.closure(provider), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
+
+    /// Binds to an async closure: for services whose construction awaits, such as opening a
+    /// connection.
+    ///
+    /// ```swift
+    /// binder.bind(Database.self).to { resolver async throws in
+    ///     try await Database.connect(to: try await resolver.get(DatabaseURL.self))
+    /// }.in(.singleton)
+    /// ```
+    ///
+    /// Resolve the binding, and anything that depends on it, with `try await injector.get(...)`: an async
+    /// singleton is built exactly once, and concurrent callers suspend (no thread blocks) until it is
+    /// built. Once built (for example by ``Injector/start()``), a singleton is also served to synchronous
+    /// requests; before that, a synchronous request throws ``ProvisionError/Code/requiresAsync``.
+    ///
+    /// - Parameter provider: Builds the value; runs with no lock held.
+    /// - Returns: A builder to set the binding's scope (transient by default).
+    @inlinable
+    @discardableResult
+    public func to(_ provider: @escaping @Sendable (Resolver) async throws -> T) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.asyncClosure(provider), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 }
@@ -137,9 +174,12 @@ extension ScopeBuilder where T: Sendable {
     ///
     /// A singleton is shared by every thread, so singleton bindings need a `Sendable` type.
     ///
-    /// - Parameter scope: ``Scope/transient`` (the default) or ``Scope/singleton``.
-    public func `in`(_ scope: Scope) {
+    /// - Parameter scope: ``Scope/transient`` (the default), ``Scope/singleton`` or ``Scope/scoped``.
+    /// - Returns: A builder to declare start and stop hooks (singletons only).
+    @discardableResult
+    public func `in`(_ scope: Scope) -> LifecycleBuilder<T> {
         binder.setScope(scope, at: index)
+        return LifecycleBuilder(binder: binder, index: index)
     }
 }
 
@@ -211,8 +251,12 @@ extension BindingBuilder {
 extension ScopeBuilder where T: Sendable {
     /// Makes the binding a singleton that is built when the injector is created (Guice's eager
     /// singleton), so that its failures surface at start-up.
-    public func asEagerSingleton() {
+    ///
+    /// - Returns: A builder to declare start and stop hooks.
+    @discardableResult
+    public func asEagerSingleton() -> LifecycleBuilder<T> {
         binder.setScope(.singleton, at: index)
         binder.setEager(at: index)
+        return LifecycleBuilder(binder: binder, index: index)
     }
 }

@@ -2,7 +2,7 @@ extension Recipe {
     /// The collection of a multibinding: builds every element, in binding order.
     static func collection<Element>(of type: Element.Type, elements: [BindingKey]) -> Recipe
     where T == [Element] {
-        Recipe(
+        var recipe = Recipe(
             dependencies: .known(elements),
             link: { linker, node throws(ProvisionError) in
                 let key = node.key
@@ -24,6 +24,8 @@ extension Recipe {
             },
             instance: nil
         )
+        recipe.asyncLink = collectingAsynchronously(elements, of: Element.self)
+        return recipe
     }
 }
 

@@ -69,26 +69,45 @@ extension Node {
     /// subclass of `T` reads its own class's.
     @usableFromInline
     func injectingProperties(_ plan: Plan<T>) -> Plan<T> {
-        guard let declaring = T.self as? any PropertyInjectable.Type else { return plan }
+        guard let inject = propertyInjection() else { return plan }
+        return Plan { context throws(ProvisionError) in
+            let value = try plan.make(context)
+            try inject(value, context)
+            return value
+        }
+    }
+
+    /// The async counterpart of ``injectingProperties(_:)``: the properties are resolved synchronously
+    /// once the value was built.
+    func injectingPropertiesAsync(_ plan: AsyncPlan<T>) -> AsyncPlan<T> {
+        guard let inject = propertyInjection() else { return plan }
+        return AsyncPlan { context throws(ProvisionError) in
+            let value = try await plan.make(context)
+            try inject(value, context)
+            return value
+        }
+    }
+
+    /// Injects the properties of a freshly built instance, or `nil` when `T` doesn't want it.
+    private func propertyInjection() -> (@Sendable (T, ResolutionContext) throws(ProvisionError) -> Void)? {
+        guard let declaring = T.self as? any PropertyInjectable.Type else { return nil }
         let key = self.key
         let requirements = PropertyInjector.requirements(of: declaring)
         let declaringID = ObjectIdentifier(declaring)
-        // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
-        return Plan { [unowned injector] context throws(ProvisionError) in
-            let value = try plan.make(context)
-            if let object = value as? any PropertyInjectable {
-                do throws(ProvisionError) {
-                    try PropertyInjector.inject(
-                        object,
-                        requirements: ObjectIdentifier(type(of: object)) == declaringID ? requirements : nil,
-                        resolver: Resolver(injector: injector, context: context.pushing(key)),
-                        onlyIfNil: false
-                    )
-                } catch {
-                    throw error.prepending(key)
-                }
+        // Unowned: the injector owns the plan using this (through its node); a strong capture would be a
+        // cycle.
+        return { [unowned injector] value, context throws(ProvisionError) in
+            guard let object = value as? any PropertyInjectable else { return }
+            do throws(ProvisionError) {
+                try PropertyInjector.inject(
+                    object,
+                    requirements: ObjectIdentifier(type(of: object)) == declaringID ? requirements : nil,
+                    resolver: Resolver(injector: injector, context: context.pushing(key)),
+                    onlyIfNil: false
+                )
+            } catch {
+                throw error.prepending(key)
             }
-            return value
         }
     }
 }

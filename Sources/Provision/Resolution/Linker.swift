@@ -24,6 +24,9 @@ final class Linker {
     private var missing: [ProvisionError] = []
     /// Stand-in plans for missing bindings, kept alive while linking; they are never published.
     private var placeholders: [AnyObject] = []
+    /// For each node being linked (parallel to `stack`): the traits of the dependencies it builds, and
+    /// the first dependency that needs a scope.
+    private var dependencyTraits: [(traits: NodeTraits, scoped: BindingKey?)] = []
 
     /// Links `node` and its static dependencies, or throws one error for everything missing.
     func link<T>(_ node: Node<T>) throws(ProvisionError) -> Plan<T> {
@@ -46,9 +49,35 @@ final class Linker {
             onStack.remove(key)
         }
         let missingBefore = missing.count
-        let plan = try node.recipe.link(self, node)
+        dependencyTraits.append(([], nil))
+        var plan = try node.recipe.link(self, node)
+        let dependencies = dependencyTraits.removeLast()
+        var traits = dependencies.traits
+        if node.recipe.isAsync { traits.insert(.needsAsync) }
+        switch node.scope.kind {
+        case .transient:
+            break
+        case .scoped:
+            traits.insert(.needsScope)
+        case .singleton:
+            if traits.contains(.needsScope), let scoped = dependencies.scoped {
+                throw ProvisionError.captiveDependency(
+                    holder: key,
+                    holderLifetime: .singleton,
+                    captive: scoped,
+                    captiveLifetime: .scoped,
+                    path: stack + [scoped]
+                )
+            }
+        }
+        // Only the async path builds a singleton or scoped instance whose construction awaits.
+        if traits.contains(.needsAsync), node.scope.kind != .transient {
+            plan = node.asyncOnlyPlan()
+        }
         // A plan that captured a stand-in for a missing binding must never run: don't publish it.
-        return missing.count == missingBefore ? node.publish(plan) : plan
+        guard missing.count == missingBefore else { return plan }
+        node.setTraits(traits)
+        return node.publish(plan)
     }
 
     /// The plan for the unnamed binding of `type`, a dependency of `dependent`, looked up in the
@@ -69,6 +98,14 @@ final class Linker {
             placeholders.append(placeholder)
             return PlanReference(placeholder)
         }
-        return try PlanReference(plan(for: node))
+        let plan = try plan(for: node)
+        if let index = dependencyTraits.indices.last {
+            let traits = node.traits
+            dependencyTraits[index].traits.formUnion(traits)
+            if traits.contains(.needsScope), dependencyTraits[index].scoped == nil {
+                dependencyTraits[index].scoped = key
+            }
+        }
+        return PlanReference(plan)
     }
 }

@@ -12,9 +12,40 @@ protocol AnyNode: AnyObject, Sendable {
     var scope: Scope { get }
     var location: SourceLocation { get }
     var isLinked: Bool { get }
+    /// When the node was created, relative to every other node: declaration order.
+    var declarationIndex: Int { get }
+
+    /// What linking found about the node's static subgraph (see ``NodeTraits``); empty until linked.
+    var traits: NodeTraits { get }
+
+    /// The keys the node depends on when it builds, or `nil` when a closure resolves them at run time.
+    var dependencyKeys: [BindingKey]? { get }
 
     /// Resolves the node once, discarding the value: builds an eager singleton.
     func build() throws(ProvisionError)
+
+    /// Resolves the node once through the async path, discarding the value.
+    func buildAsync() async throws(ProvisionError)
+
+    /// How to start and stop the built singleton, if it has hooks or is a ``ManagedService``; `nil` when
+    /// it has neither or is not built.
+    func lifecycleActions() -> LifecycleActions?
+}
+
+/// What linking found about a node's static subgraph, published with its plan.
+@usableFromInline
+struct NodeTraits: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
+
+    @inlinable
+    init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    /// Building the node awaits an async factory (its own, or a dependency's that it builds).
+    static let needsAsync = NodeTraits(rawValue: 1)
+    /// Building the node builds a scoped instance: it can only be built inside a scope.
+    static let needsScope = NodeTraits(rawValue: 2)
 }
 
 @usableFromInline
@@ -24,7 +55,7 @@ final class Node<T>: AnyNode {
     @usableFromInline let location: SourceLocation
     let recipe: Recipe<T>
     /// When the node was created, relative to every other node: declaration order, for reports.
-    let declarationIndex = DeclarationOrder.next()
+    @usableFromInline let declarationIndex = DeclarationOrder.next()
 
     /// The injector that owns this node. Unowned: the injector owns its registry, which owns the node.
     /// Every path into a node's plan holds a strong reference to the injector for the duration of the
@@ -35,17 +66,34 @@ final class Node<T>: AnyNode {
     /// The linked plan, published once. The pointer is retained by this node (released in `deinit`).
     @usableFromInline let linkedPlan = Atomic<Unmanaged<Plan<T>>?>(nil)
 
+    /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
+    let linkedAsyncPlan = Atomic<Unmanaged<AsyncPlan<T>>?>(nil)
+
+    /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
+    private let storedTraits = Atomic<UInt8>(0)
+
+    /// Start and stop hooks declared on the binding.
+    let hooks: LifecycleHooks<T>?
+
     /// The singleton instance, published once. Shared with the singleton plan, which reads it without
     /// touching the node.
     @usableFromInline let cell: InstanceCell<T>
 
-    init(key: BindingKey, scope: Scope, location: SourceLocation, recipe: Recipe<T>, injector: Injector) {
+    init(
+        key: BindingKey,
+        scope: Scope,
+        location: SourceLocation,
+        recipe: Recipe<T>,
+        injector: Injector,
+        hooks: LifecycleHooks<T>? = nil
+    ) {
         self.key = key
         self.scope = scope
         self.location = location
         self.recipe = recipe
         self.injector = injector
-        self.cell = InstanceCell(key: key, injector: injector)
+        self.hooks = hooks
+        self.cell = InstanceCell(key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false)
         if let value = recipe.instance {
             cell.prebuild(value)
         }
@@ -53,6 +101,24 @@ final class Node<T>: AnyNode {
 
     deinit {
         linkedPlan.load(ordering: .acquiring)?.release()
+        linkedAsyncPlan.load(ordering: .acquiring)?.release()
+    }
+
+    @usableFromInline var traits: NodeTraits {
+        NodeTraits(rawValue: storedTraits.load(ordering: .acquiring))
+    }
+
+    /// Records the traits linking found; called by the linker before it publishes the plan.
+    func setTraits(_ traits: NodeTraits) {
+        storedTraits.store(traits.rawValue, ordering: .releasing)
+    }
+
+    @usableFromInline var dependencyKeys: [BindingKey]? {
+        switch recipe.dependencies {
+        case .known(let keys), .declared(let keys): keys
+        case .deferred: []
+        case .dynamic: nil
+        }
     }
 
     @usableFromInline var isLinked: Bool {
@@ -80,6 +146,39 @@ final class Node<T>: AnyNode {
     @usableFromInline
     func build() throws(ProvisionError) {
         _ = try resolve(.root)
+    }
+
+    @usableFromInline
+    func buildAsync() async throws(ProvisionError) {
+        _ = try await resolveAsync(.root)
+    }
+
+    @usableFromInline
+    func lifecycleActions() -> LifecycleActions? {
+        guard scope.isSingleton, cell.value != nil else { return nil }
+        // The actions read the instance from the cell: it is published and never changes.
+        let cell = self.cell
+        if let hooks {
+            return LifecycleActions(
+                key: key,
+                start: Node.action(hooks.start, on: cell),
+                stop: Node.action(hooks.stop, on: cell)
+            )
+        }
+        guard cell.value is any ManagedService else { return nil }
+        return LifecycleActions(
+            key: key,
+            start: { try await (cell.value as? any ManagedService)?.start() },
+            stop: { try await (cell.value as? any ManagedService)?.stop() }
+        )
+    }
+
+    /// A binding's hook, bound to the instance in `cell`.
+    private static func action(_ hook: LifecycleHooks<T>.Hook?, on cell: InstanceCell<T>) -> LifecycleActions.Action? {
+        guard let hook else { return nil }
+        return { @Sendable () async throws -> Void in
+            if let value = cell.value { try await hook(value) }
+        }
     }
 
     /// Publishes `candidate` unless another thread linked this node first; returns the plan that won.
@@ -116,6 +215,7 @@ final class Node<T>: AnyNode {
     @inlinable
     func scoped(_ inner: Plan<T>) -> Plan<T> {
         let inner = observing(inner)
+        if scope.isScoped { return perScope(inner) }
         guard scope.isSingleton, !cell.isPrebuilt else { return inner }
         // The plan holds the cell, not the node: the node owns the plan, so capturing the node
         // would be a retain cycle.

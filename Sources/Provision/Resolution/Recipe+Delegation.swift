@@ -9,22 +9,23 @@ extension Recipe {
                 let plan = try linker.plan(for: target, as: type, below: node)
                 return node.scoped(
                     Plan { context throws(ProvisionError) in
-                        let value = try plan.make(context, for: key)
-                        guard let converted = value as? T else {
-                            throw ProvisionError.typeMismatch(
-                                key,
-                                value: TypeName.describe(Swift.type(of: value)),
-                                at: nil
-                            )
-                        }
-                        return converted
+                        try converted(try plan.make(context, for: key), key: key)
                     }
                 )
             },
             instance: nil
         )
         recipe.forwarding = DelegationForwarding<Target>(target: target)
+        recipe.asyncLink = delegatingAsynchronously(to: target, as: type)
         return recipe
+    }
+
+    /// A delegating binding's conversion of its target's value, checked at run time.
+    static func converted<Target>(_ value: Target, key: BindingKey) throws(ProvisionError) -> T {
+        guard let converted = value as? T else {
+            throw ProvisionError.typeMismatch(key, value: TypeName.describe(Swift.type(of: value)), at: nil)
+        }
+        return converted
     }
 
     /// Stands in for a binding that was rejected while its module was configured; the module's error

@@ -35,6 +35,14 @@ struct Recipe<T> {
     @usableFromInline var arguments: ArgumentInfo?
     /// For delegating bindings: passes a request's arguments on to the target binding.
     @usableFromInline var forwarding: (any ArgumentForwarding)?
+    /// Whether the binding's own factory is `async` (its synchronous plan can't build it).
+    @usableFromInline var isAsync = false
+    /// Turns the recipe into the node's async plan (see ``AsyncLinker``); `nil` for recipes that only
+    /// build synchronously. Needed only when the node's subgraph has an async factory.
+    @usableFromInline var asyncLink: AsyncLink?
+
+    /// Turns the recipe into the node's async plan, linking the dependencies' async plans.
+    @usableFromInline typealias AsyncLink = @Sendable (AsyncLinker, Node<T>) throws(ProvisionError) -> AsyncPlan<T>
 
     @inlinable
     init(dependencies: Dependencies, link: @escaping Link, instance: T?) {
@@ -89,9 +97,9 @@ extension Recipe {
             link: { _, node in
                 let key = node.key
                 let injector = node.injector
-                // A singleton's build already pushed its key (see InstanceCell.build); pushing it again
-                // here would make the closure find itself on the path.
-                let tracksPath = !node.scope.isSingleton
+                // A singleton's or scoped instance's build already pushed its key (see
+                // InstanceCell.build); pushing it again here would make the closure find itself on the path.
+                let tracksPath = node.scope.kind == .transient
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 return node.scoped(
                     Plan { [unowned injector] context throws(ProvisionError) in

@@ -52,7 +52,6 @@ extension Recipe: ShapedRecipe {
 
 /// A node as validation reads it. Every node is a `Node<T>`; the protocol reads it without `T`.
 protocol DescribedNode: AnyNode {
-    var declarationIndex: Int { get }
     var shape: BindingShape { get }
 }
 

@@ -6,19 +6,23 @@
 /// promise about when an instance ends. A transient binding makes none: its instance belongs to the
 /// one dependent it was built for and lives as long as that dependent, so a singleton that depends on a
 /// transient is not captive (transient is also the default scope, so flagging it would flag nearly
-/// every graph). A future lifetime shorter than the injector's (a per-request `.scoped`) ranks between
-/// the two, and a singleton depending on it, directly or through transients, is an error.
+/// every graph). A lifetime shorter than the injector's (a per-request `.scoped`) ranks between the two,
+/// and a singleton depending on it, directly or through transients, is an error.
 enum Lifetime: Sendable, CustomStringConvertible {
     /// No promise: a new instance for each dependent (``Scope/transient``).
     case transient
-    /// Shorter than the injector's: one instance per scope, such as a request. No public scope has it
-    /// yet; the rule is ready for one.
+    /// Shorter than the injector's: one instance per ``ServiceScope``, such as a request
+    /// (``Scope/scoped``).
     case scoped
     /// As long as the injector (``Scope/singleton`` and instance bindings).
     case singleton
 
     init(_ scope: Scope) {
-        self = scope.isSingleton ? .singleton : .transient
+        switch scope.kind {
+        case .transient: self = .transient
+        case .singleton: self = .singleton
+        case .scoped: self = .scoped
+        }
     }
 
     /// Longer lives rank higher; `nil` for a lifetime that makes no promise.

@@ -110,7 +110,7 @@ struct ResolutionObserverTests {
                 entered.wait()
                 secondRequest.signal()
                 let waiting = waitUntil {
-                    injector.registry.stripe(for: key).withState { $0.gates[key]?.waiters ?? 0 } == 1
+                    injector.registry.stripe(for: key).withState { $0.gates.values.reduce(0) { $0 + $1.waiters } } == 1
                 }
                 queued.store(waiting, ordering: .sequentiallyConsistent)
                 release.signal()

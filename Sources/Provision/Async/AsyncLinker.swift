@@ -1,0 +1,49 @@
+/// Links the async plans of a node and of the dependencies it builds, the first time the node is
+/// requested asynchronously.
+///
+/// The synchronous ``Linker`` runs first: it finds missing bindings and cycles, and marks every node
+/// whose subgraph has an async factory (``NodeTraits/needsAsync``). Only those nodes get an async plan
+/// made from their recipe's ``Recipe/asyncLink``; any other node's async plan runs its synchronous plan,
+/// so a mostly synchronous graph pays for `async` only where it has to.
+@usableFromInline
+struct AsyncLinker: Sendable {
+    @usableFromInline init() {}
+
+    /// The async plan of `node`, linking it (and what it builds) if needed.
+    @usableFromInline
+    func link<T>(_ node: Node<T>) throws(ProvisionError) -> AsyncPlan<T> {
+        if let plan = node.asyncPlan { return plan }
+        let syncPlan: Plan<T>
+        if let plan = node.plan {
+            syncPlan = plan
+        } else {
+            syncPlan = try Linker().link(node)
+        }
+        guard node.traits.contains(.needsAsync) else {
+            let sync = PlanReference(syncPlan)
+            return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
+        }
+        guard let asyncLink = node.recipe.asyncLink else {
+            throw ProvisionError.asyncUnsupported(node.key)
+        }
+        return node.publishAsync(try asyncLink(self, node))
+    }
+
+    /// The async plan for the unnamed binding of `type`, a dependency of `dependent`.
+    @usableFromInline
+    func plan<D, P>(for type: D.Type, below dependent: Node<P>) throws(ProvisionError) -> AsyncPlan<D> {
+        try plan(for: BindingKey(type), as: type, below: dependent)
+    }
+
+    /// The async plan for the binding of `key` (whose type is `D`), a dependency of `dependent`.
+    func plan<D, P>(for key: BindingKey, as type: D.Type, below dependent: Node<P>) throws(ProvisionError)
+        -> AsyncPlan<D>
+    {
+        // The synchronous link of `dependent` found this binding already; a miss here means it was
+        // removed since, which a running injector never does.
+        guard let node = dependent.injector.lookup(key, as: type) else {
+            throw ProvisionError.notBound(key, path: [dependent.key, key])
+        }
+        return try link(node)
+    }
+}

@@ -1,0 +1,80 @@
+import Synchronization
+
+extension Node {
+    /// The async plan, if linked already. No retain: the node keeps the plan alive.
+    var asyncPlan: AsyncPlan<T>? {
+        linkedAsyncPlan.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
+
+    /// Publishes `candidate` unless another request linked this node's async plan first; returns the
+    /// plan that won (linking is idempotent, like ``publish(_:)``).
+    func publishAsync(_ candidate: AsyncPlan<T>) -> AsyncPlan<T> {
+        let retained = Unmanaged.passRetained(candidate)
+        let (exchanged, current) = linkedAsyncPlan.compareExchange(
+            expected: nil,
+            desired: retained,
+            ordering: .acquiringAndReleasing
+        )
+        if exchanged { return candidate }
+        retained.release()
+        return current?.takeUnretainedValue() ?? candidate
+    }
+
+    /// Resolves through this node in an async request.
+    func resolveAsync(_ context: ResolutionContext) async throws(ProvisionError) -> T {
+        if let value = cell.value { return value }
+        let plan: AsyncPlan<T>
+        if let linked = asyncPlan {
+            plan = linked
+        } else {
+            plan = try AsyncLinker().link(self)
+        }
+        return try await plan.make(context)
+    }
+
+    /// Wraps an async plan that builds a fresh value with this node's scope: a singleton is built once
+    /// per injector and a scoped instance once per scope, through the cell's gate, with async callers
+    /// suspending while another request builds it.
+    @usableFromInline
+    func scopedAsync(_ inner: AsyncPlan<T>) -> AsyncPlan<T> {
+        switch scope.kind {
+        case .transient:
+            return inner
+        case .singleton:
+            guard !cell.isPrebuilt else { return inner }
+            let cell = self.cell
+            return AsyncPlan { context throws(ProvisionError) in
+                if let value = cell.value { return value }
+                return try await cell.buildAsync(context, using: inner.make)
+            }
+        case .scoped:
+            let key = self.key
+            let id = ObjectIdentifier(self)
+            return AsyncPlan { [unowned injector] context throws(ProvisionError) in
+                let cell = try ServiceScope.cell(in: context, for: id, key: key, injector: injector, as: T.self)
+                if let value = cell.value { return value }
+                return try await cell.buildAsync(context, using: inner.make)
+            }
+        }
+    }
+
+    /// The synchronous plan of a singleton or scoped node that only the async path can build: the
+    /// instance once it is built, otherwise a `requiresAsync` error. Never takes the cell's gate, so a
+    /// synchronous caller can't block (or fail) an async build.
+    func asyncOnlyPlan() -> Plan<T> {
+        let key = self.key
+        if scope.isScoped {
+            let id = ObjectIdentifier(self)
+            return Plan { [unowned injector] context throws(ProvisionError) in
+                let cell = try ServiceScope.cell(in: context, for: id, key: key, injector: injector, as: T.self)
+                if let value = cell.value { return value }
+                throw ProvisionError.requiresAsync(key, dependency: nil, path: [key])
+            }
+        }
+        let cell = self.cell
+        return Plan { _ throws(ProvisionError) in
+            if let value = cell.value { return value }
+            throw ProvisionError.requiresAsync(key, dependency: nil, path: [key])
+        }
+    }
+}

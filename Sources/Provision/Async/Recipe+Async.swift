@@ -1,0 +1,103 @@
+extension Recipe {
+    /// An async closure binding: the closure awaits what it needs through the ``Resolver`` it is given.
+    ///
+    /// Its synchronous plan can't build a value: a transient one throws `requiresAsync`, and the linker
+    /// gives a singleton or scoped one a plan that serves the instance once the async path built it.
+    @inlinable
+    static func asyncClosure(_ body: @escaping @Sendable (Resolver) async throws -> T) -> Recipe {
+        var recipe = Recipe(
+            dependencies: .dynamic,
+            link: { _, node in
+                let key = node.key
+                return Plan { _ throws(ProvisionError) in
+                    throw ProvisionError.requiresAsync(key, dependency: key, path: [key])
+                }
+            },
+            instance: nil
+        )
+        recipe.isAsync = true
+        recipe.asyncLink = { _, node in
+            let key = node.key
+            let injector = node.injector
+            // A singleton's or scoped instance's build pushes its key itself (see InstanceCell.buildAsync).
+            let tracksPath = node.scope.kind == .transient
+            // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
+            return node.scopedAsync(
+                AsyncPlan { [unowned injector] context throws(ProvisionError) in
+                    var inner = context
+                    if tracksPath {
+                        if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
+                        inner = context.pushing(key)
+                    }
+                    do {
+                        return try await body(Resolver(injector: injector, context: inner))
+                    } catch let error as ProvisionError {
+                        throw error.prepending(key)
+                    } catch {
+                        throw ProvisionError.factoryFailed(key, cause: error)
+                    }
+                }
+            )
+        }
+        return recipe
+    }
+
+    /// The same constructor recipe, able to build asynchronously when one of its dependencies has an
+    /// async factory. Not inlinable on purpose: the async path is the rare one, and specializing it at
+    /// every binding would double the code each `to(...)` generates.
+    @usableFromInline
+    func constructingAsynchronously<each D>(_ f: @escaping @Sendable (repeat each D) throws -> T) -> Recipe {
+        var recipe = self
+        recipe.asyncLink = { linker, node throws(ProvisionError) in
+            let key = node.key
+            let plans = (repeat try linker.plan(for: (each D).self, below: node))
+            return node.scopedAsync(
+                node.injectingPropertiesAsync(
+                    AsyncPlan { context throws(ProvisionError) in
+                        let values = (repeat try await (each plans).make(context, for: key))
+                        return try Recipe.invoke(key) { try f(repeat each values) }
+                    }
+                )
+            )
+        }
+        return recipe
+    }
+}
+
+extension Recipe {
+    /// The async link of a multibinding collection: each element through its own async plan.
+    static func collectingAsynchronously<Element>(_ elements: [BindingKey], of type: Element.Type) -> AsyncLink
+    where T == [Element] {
+        { linker, node throws(ProvisionError) in
+            let key = node.key
+            var plans: [AsyncPlan<Element>] = []
+            for element in elements {
+                plans.append(try linker.plan(for: element, as: Element.self, below: node))
+            }
+            let linked = plans
+            return node.scopedAsync(
+                AsyncPlan { context throws(ProvisionError) in
+                    var values: [Element] = []
+                    values.reserveCapacity(linked.count)
+                    for plan in linked {
+                        values.append(try await plan.make(context, for: key))
+                    }
+                    return values
+                }
+            )
+        }
+    }
+
+    /// The async link of a delegating binding: the target through its async plan, then the conversion.
+    static func delegatingAsynchronously<Target>(to target: BindingKey, as type: Target.Type) -> AsyncLink {
+        { linker, node throws(ProvisionError) in
+            let key = node.key
+            let plan = try linker.plan(for: target, as: type, below: node)
+            return node.scopedAsync(
+                AsyncPlan { context throws(ProvisionError) in
+                    try converted(try await plan.make(context, for: key), key: key)
+                }
+            )
+        }
+    }
+}

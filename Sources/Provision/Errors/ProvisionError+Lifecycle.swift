@@ -1,0 +1,133 @@
+// The errors of async resolution, scopes and the lifecycle.
+extension ProvisionError {
+    static func shutDown(_ key: BindingKey?) -> ProvisionError {
+        ProvisionError(
+            code: .shutDown,
+            key: key,
+            message: key.map { "can't resolve \($0): the injector was shut down" }
+                ?? "the injector was shut down",
+            hint: "resolve services between start() and shutdown(); create a new injector to run again",
+            path: key.map { [$0] } ?? []
+        )
+    }
+
+    /// A synchronous request reached a binding that only the async path can build.
+    ///
+    /// - Parameter dependency: The binding with the async factory, when known.
+    @usableFromInline
+    static func requiresAsync(_ key: BindingKey, dependency: BindingKey?, path: [BindingKey]) -> ProvisionError {
+        let reason =
+            if let dependency, dependency != key {
+                "it depends on \(dependency), which has an async factory"
+            } else if dependency == key {
+                "its factory is async (or it is being built by an async request)"
+            } else {
+                "building it awaits an async factory"
+            }
+        return ProvisionError(
+            code: .requiresAsync,
+            key: key,
+            message: "\(key) can't be built by a synchronous request: \(reason)",
+            hint: "resolve it with try await injector.get(\(TypeName.metatypeExpression(key.type))), "
+                + "or build it first: try await injector.start() builds every singleton",
+            path: path
+        )
+    }
+
+    /// An async request needs a recipe that has no async form (argument bindings, providers).
+    static func asyncUnsupported(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .requiresAsync,
+            key: key,
+            message: "\(key) depends on a binding with an async factory, but its own kind of binding "
+                + "can only build synchronously",
+            hint: "bind it with to(...) or an async closure, or build the async dependency first "
+                + "(try await injector.start())",
+            path: [key]
+        )
+    }
+
+    static func outsideScope(_ key: BindingKey, closed: Bool) -> ProvisionError {
+        ProvisionError(
+            code: .outsideScope,
+            key: key,
+            message: closed
+                ? "\(key) is scoped, and the scope it was requested through is closed"
+                : "\(key) is scoped, and was requested outside any scope",
+            hint: closed
+                ? "resolve scoped services while their scope is open (inside withScope { ... })"
+                : "resolve it through a scope: try injector.withScope { scope in try scope.get(...) }, "
+                    + "or injector.makeScope()",
+            path: [key]
+        )
+    }
+
+    static func hooksNotSingleton(_ key: BindingKey, scope: Scope, at location: SourceLocation) -> ProvisionError {
+        ProvisionError(
+            code: .invalidLifecycle,
+            key: key,
+            message: "\(key) declares start or stop hooks but is bound \(scope); only singletons are started "
+                + "and stopped",
+            hint: "bind it with .in(.singleton) before .onStart/.onStop, or dispose per-scope instances "
+                + "with Disposable",
+            location: location
+        )
+    }
+
+    static func alreadyStarted(phase: String) -> ProvisionError {
+        ProvisionError(
+            code: .invalidLifecycle,
+            key: nil,
+            message: "start() was called on an injector that \(phase)",
+            hint: "start an injector once; to run again after shutdown, create a new injector"
+        )
+    }
+
+    /// A start or stop hook, or a disposal, that threw.
+    static func hookFailed(_ key: BindingKey, _ action: String, cause: any Error) -> ProvisionError {
+        ProvisionError(
+            code: .factoryFailed,
+            key: key,
+            message: "\(action) \(key) threw \(String(describing: type(of: cause)))",
+            hint: "see the cause",
+            cause: cause,
+            path: [key]
+        )
+    }
+
+    /// A start or stop hook, or a disposal, that did not finish in time.
+    static func hookTimedOut(_ key: BindingKey, _ action: String, after timeout: Duration) -> ProvisionError {
+        ProvisionError(
+            code: .timedOut,
+            key: key,
+            message: "\(action) \(key) did not finish within \(timeout)",
+            hint: "find out why it is slow or stuck, or raise Configuration.lifecycleHookTimeout",
+            path: [key]
+        )
+    }
+
+    static func startFailed(_ failures: [ProvisionError]) -> ProvisionError {
+        let error = ProvisionError(
+            code: .startFailed,
+            key: failures.first?.key,
+            message: "the injector could not start: "
+                + failures.map(\.message).joined(separator: "; "),
+            hint: "fix the failing service; the services that had started were stopped again",
+            path: failures.first?.path ?? []
+        )
+        error.storage.underlying = failures
+        return error
+    }
+
+    static func stopFailed(_ failures: [ProvisionError], while activity: String) -> ProvisionError {
+        let error = ProvisionError(
+            code: .stopFailed,
+            key: failures.first?.key,
+            message: "\(failures.count) failure\(failures.count == 1 ? "" : "s") while \(activity): "
+                + failures.map(\.message).joined(separator: "; "),
+            hint: "see each failure; every other service was still stopped and disposed"
+        )
+        error.storage.underlying = failures
+        return error
+    }
+}

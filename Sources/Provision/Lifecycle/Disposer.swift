@@ -1,0 +1,63 @@
+/// Disposes recorded instances, newest first, collecting every failure.
+enum Disposer {
+    /// Disposes every instance, awaiting async ones (each bounded by `timeout`).
+    static func dispose(
+        _ instances: [(key: BindingKey, disposal: InstanceRecorder.Disposal)],
+        timeout: Duration
+    ) async -> [ProvisionError] {
+        var failures: [ProvisionError] = []
+        for (key, disposal) in instances {
+            switch disposal {
+            case .sync(let disposable):
+                if let failure = disposeSynchronously(disposable, key: key) { failures.append(failure) }
+            case .async(let disposable):
+                if let failure = await HookRunner.run(
+                    { try await disposable.dispose() }, for: key, "disposing", timeout: timeout)
+                {
+                    failures.append(failure)
+                }
+            }
+        }
+        return failures
+    }
+
+    /// Disposes the ``Disposable`` instances; an ``AsyncDisposable`` one is reported, not disposed.
+    static func disposeSynchronously(
+        _ instances: [(key: BindingKey, disposal: InstanceRecorder.Disposal)]
+    ) -> [ProvisionError] {
+        var failures: [ProvisionError] = []
+        for (key, disposal) in instances {
+            switch disposal {
+            case .sync(let disposable):
+                if let failure = disposeSynchronously(disposable, key: key) { failures.append(failure) }
+            case .async:
+                failures.append(ProvisionError.requiresAsync(key, dependency: nil, path: [key]).disposing())
+            }
+        }
+        return failures
+    }
+
+    private static func disposeSynchronously(_ disposable: any Disposable, key: BindingKey) -> ProvisionError? {
+        do {
+            try disposable.dispose()
+            return nil
+        } catch {
+            return ProvisionError.hookFailed(key, "disposing", cause: error)
+        }
+    }
+}
+
+extension ProvisionError {
+    /// The error for an async-disposable instance met by a synchronous close.
+    fileprivate func disposing() -> ProvisionError {
+        guard let key else { return self }
+        return ProvisionError(
+            code: .requiresAsync,
+            key: key,
+            message: "\(key) is AsyncDisposable, and a synchronous close() can't await its dispose(); "
+                + "it was not disposed",
+            hint: "close the scope with try await scope.close(), or use injector.withScope { ... }",
+            path: [key]
+        )
+    }
+}

@@ -1,0 +1,183 @@
+extension Injector {
+    /// Builds every singleton of the injector and starts its services, in dependency order.
+    ///
+    /// ```swift
+    /// let injector = try Injector(AppModule())
+    /// try await injector.start()
+    /// // ... serve ...
+    /// try await injector.shutdown()
+    /// ```
+    ///
+    /// 1. Every singleton binding of this injector (not of its parent) is built, async ones included, in
+    ///    declaration order, so that configuration errors surface now rather than on the first request.
+    /// 2. The services among them (singletons with `onStart`/`onStop` hooks on their binding, or whose
+    ///    instance is a ``ManagedService``) are started: a service starts after every service it depends
+    ///    on (through any chain of bindings) has started, and services that don't depend on each other
+    ///    start concurrently. A service whose binding is a closure that declares no dependencies is
+    ///    started after every service built before it. Each hook is bounded by
+    ///    ``Configuration/lifecycleHookTimeout``.
+    ///
+    /// If a build or a start hook fails, the services that had started are stopped again, in reverse
+    /// order, and `start()` throws; ``shutdown()`` still disposes what was built.
+    ///
+    /// - Throws: ``ProvisionError/Code/startFailed`` listing every failure (a failed start hook, a
+    ///   timeout, a failed build, and any failure while stopping again);
+    ///   ``ProvisionError/Code/invalidLifecycle`` when the injector was started already;
+    ///   ``ProvisionError/Code/shutDown`` after ``shutdown()``.
+    public func start() async throws(ProvisionError) {
+        try lifecycle.state.withLock { state throws(ProvisionError) in
+            switch state.phase {
+            case .idle: state.phase = .starting
+            case .starting, .started: throw ProvisionError.alreadyStarted(phase: "was started already")
+            case .failed: throw ProvisionError.alreadyStarted(phase: "failed to start; shut it down")
+            case .stopping, .stopped: throw ProvisionError.shutDown(nil)
+            }
+        }
+        let singletons = registry.nodes.filter(\.scope.isSingleton).sorted { $0.declarationIndex < $1.declarationIndex }
+        for node in singletons {
+            do throws(ProvisionError) {
+                try await node.buildAsync()
+            } catch {
+                try await abandonStart([error])
+            }
+        }
+        let services = singletons.compactMap { $0.lifecycleActions() }
+        let order = StartOrder(services: services, injector: self)
+        for batch in order.batches {
+            let failures = await startConcurrently(batch)
+            if !failures.isEmpty { try await abandonStart(failures) }
+        }
+        let stoppedMeanwhile = lifecycle.state.withLock { state in
+            guard state.phase == .starting else { return true }
+            state.phase = .started
+            return false
+        }
+        if stoppedMeanwhile { throw ProvisionError.shutDown(nil) }
+    }
+
+    /// Starts a batch of services concurrently; records each one that started, in the order they
+    /// finished. Returns the failures.
+    private func startConcurrently(_ batch: [LifecycleActions]) async -> [ProvisionError] {
+        let timeout = configuration.lifecycleHookTimeout
+        return await withTaskGroup(of: (LifecycleActions, ProvisionError?).self) { group in
+            for service in batch {
+                group.addTask {
+                    guard let start = service.start else { return (service, nil) }
+                    return (service, await HookRunner.run(start, for: service.key, "starting", timeout: timeout))
+                }
+            }
+            var failures: [ProvisionError] = []
+            for await (service, failure) in group {
+                if let failure {
+                    failures.append(failure)
+                } else {
+                    lifecycle.state.withLock { $0.started.append(service) }
+                }
+            }
+            return failures
+        }
+    }
+
+    /// Ends a failed start: stops what started, in reverse order, and throws every failure.
+    private func abandonStart(_ failures: [ProvisionError]) async throws(ProvisionError) -> Never {
+        let started = lifecycle.state.withLock { state in
+            if state.phase == .starting { state.phase = .failed }
+            defer { state.started = [] }
+            return state.started
+        }
+        let stopFailures = await stop(started)
+        throw ProvisionError.startFailed(failures + stopFailures)
+    }
+
+    /// Runs the stop hooks of `services` in reverse order, past failures; returns the failures.
+    private func stop(_ services: [LifecycleActions]) async -> [ProvisionError] {
+        var failures: [ProvisionError] = []
+        for service in services.reversed() {
+            guard let stop = service.stop else { continue }
+            if let failure = await HookRunner.run(
+                stop, for: service.key, "stopping", timeout: configuration.lifecycleHookTimeout)
+            {
+                failures.append(failure)
+            }
+        }
+        return failures
+    }
+
+    /// Stops the injector for good: no new instance is built, the services that started are stopped, and
+    /// the singletons are disposed.
+    ///
+    /// 1. From the moment `shutdown()` begins, every request (through the injector, its scopes, or a
+    ///    child's fallback to it) throws ``ProvisionError/Code/shutDown``, and no new instance is built;
+    ///    requests already running may complete. Builds already running are waited for (at most
+    ///    ``Configuration/lifecycleHookTimeout``).
+    /// 2. Exactly the services whose start hook returned are stopped, in the reverse order of their
+    ///    start, one at a time; a stop hook that throws or times out doesn't stop the others.
+    /// 3. Every singleton the injector built that is ``Disposable`` or ``AsyncDisposable`` is disposed,
+    ///    exactly once, in reverse creation order.
+    ///
+    /// Calling `shutdown()` again, or from several tasks, waits for the first call to finish and does
+    /// nothing more. Child injectors are not shut down with their parent; open ``ServiceScope``s are closed
+    /// by their owners.
+    ///
+    /// - Throws: ``ProvisionError/Code/stopFailed`` listing every stop hook and disposal that failed.
+    public func shutdown() async throws(ProvisionError) {
+        enum Role {
+            case shutsDown
+            case waits
+            case done
+        }
+        let role = lifecycle.state.withLock { state -> Role in
+            switch state.phase {
+            case .stopping: return .waits
+            case .stopped: return .done
+            default:
+                state.phase = .stopping
+                return .shutsDown
+            }
+        }
+        switch role {
+        case .done:
+            return
+        case .waits:
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waiting = lifecycle.state.withLock { state in
+                    guard state.phase == .stopping else { return false }
+                    state.shutdownWaiters.append(continuation)
+                    return true
+                }
+                if !waiting { continuation.resume() }
+            }
+            return
+        case .shutsDown:
+            break
+        }
+        lifecycle.close()
+        registry.close()
+        await waitForBuildsInFlight()
+        let started = lifecycle.state.withLock { state in
+            defer { state.started = [] }
+            return state.started
+        }
+        var failures = await stop(started)
+        failures += await Disposer.dispose(lifecycle.recorder.drain(), timeout: configuration.lifecycleHookTimeout)
+        let waiters = lifecycle.state.withLock { state in
+            state.phase = .stopped
+            defer { state.shutdownWaiters = [] }
+            return state.shutdownWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+        if !failures.isEmpty {
+            throw ProvisionError.stopFailed(failures, while: "shutting down")
+        }
+    }
+
+    /// Waits until the builds that began before the injector closed have ended (so that each of them is
+    /// recorded for disposal), polling briefly, for at most the hook timeout.
+    private func waitForBuildsInFlight() async {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: configuration.lifecycleHookTimeout)
+        while lifecycle.hasBuildsInFlight, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// An injector's lifecycle state: whether it still builds instances, the builds in flight, the services
+/// that started, and the singletons it built (for disposal).
+///
+/// Shutting down is a two-sided handshake with no lock on the resolution path: a builder increments
+/// ``beginBuild()``'s counter, then checks the closed flag; shutdown sets the flag, then waits for the
+/// counter to drain. With sequentially consistent atomics one of the two always sees the other, so no
+/// instance is built after shutdown has waited for the builds in flight.
+final class InjectorLifecycle: Sendable {
+    enum Phase: Sendable, Equatable {
+        case idle
+        case starting
+        case started
+        /// ``Injector/start()`` failed and stopped what it had started.
+        case failed
+        case stopping
+        case stopped
+    }
+
+    struct State: Sendable {
+        var phase: Phase = .idle
+        /// The services whose start hook returned, in the order they returned.
+        var started: [LifecycleActions] = []
+        /// Callers of `shutdown()` waiting for the one that is doing it.
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Singletons built by the injector, in creation order.
+    let recorder = InstanceRecorder(recordsAll: true)
+    /// Protects the phase and the started services; held for bookkeeping only, never across a hook.
+    let state = Locked(State())
+
+    private let closed = Atomic<Bool>(false)
+    private let buildsInFlight = Atomic<Int>(0)
+
+    /// Whether the injector stopped building (shutdown began).
+    var isClosed: Bool {
+        closed.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Registers a build about to start, or returns `false` when the injector is shutting down.
+    func beginBuild() -> Bool {
+        buildsInFlight.add(1, ordering: .sequentiallyConsistent)
+        if closed.load(ordering: .sequentiallyConsistent) {
+            buildsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+            return false
+        }
+        return true
+    }
+
+    /// A build registered with ``beginBuild()`` ended.
+    func endBuild() {
+        buildsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Stops all new builds.
+    func close() {
+        closed.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether builds that began before ``close()`` are still running.
+    var hasBuildsInFlight: Bool {
+        buildsInFlight.load(ordering: .sequentiallyConsistent) > 0
+    }
+}

@@ -1,0 +1,27 @@
+/// The start and stop hooks declared on one binding (``LifecycleBuilder``).
+struct LifecycleHooks<T>: Sendable {
+    typealias Hook = @Sendable (T) async throws -> Void
+
+    var start: Hook?
+    var stop: Hook?
+}
+
+/// A binding's hooks, type-erased while the binder records them.
+final class AnyLifecycleHooks {
+    var hooks: Any
+
+    init(_ hooks: Any) {
+        self.hooks = hooks
+    }
+}
+
+/// What starting and stopping one built singleton does: its binding's hooks, or its ``ManagedService``
+/// conformance, bound to the instance.
+@usableFromInline
+struct LifecycleActions: Sendable {
+    typealias Action = @Sendable () async throws -> Void
+
+    let key: BindingKey
+    let start: Action?
+    let stop: Action?
+}
