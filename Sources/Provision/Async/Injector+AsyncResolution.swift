@@ -19,6 +19,18 @@ extension Injector {
         try await resolveAsync(BindingKey(type, named: name), as: type, context: .root)
     }
 
+    /// Every element of the multibinding of `type`, in binding order, awaiting async factories. See
+    /// ``getAll(_:named:)``.
+    ///
+    /// - Returns: The elements; empty when nothing is multibound for `type`.
+    /// - Throws: ``ProvisionError`` from building an element.
+    public func getAll<T>(_ type: T.Type, named name: String? = nil) async throws(ProvisionError) -> [T] {
+        let key = BindingKey([T].self, named: name)
+        if lifecycle.isClosed { throw ProvisionError.shutDown(key) }
+        guard let node = lookup(key, as: [T].self) else { return [] }
+        return try await node.resolveAsync(.root)
+    }
+
     /// Resolves `key` in an async request with `context`'s path and scope.
     func resolveAsync<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) async throws(ProvisionError)
         -> T

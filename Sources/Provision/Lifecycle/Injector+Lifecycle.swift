@@ -59,23 +59,35 @@ extension Injector {
     /// finished. Returns the failures.
     private func startConcurrently(_ batch: [LifecycleActions]) async -> [ProvisionError] {
         let timeout = configuration.lifecycleHookTimeout
-        return await withTaskGroup(of: (LifecycleActions, ProvisionError?).self) { group in
+        return await withTaskGroup(of: ProvisionError?.self) { group in
             for service in batch {
-                group.addTask {
-                    guard let start = service.start else { return (service, nil) }
-                    return (service, await HookRunner.run(start, for: service.key, "starting", timeout: timeout))
+                group.addTask { [lifecycle] in
+                    if let start = service.start,
+                        let failure = await HookRunner.run(start, for: service.key, "starting", timeout: timeout)
+                    {
+                        return failure
+                    }
+                    // Recorded the moment the hook returns: the stop order is the exact reverse.
+                    lifecycle.state.withLock { state in
+                        state.started.append(service)
+                        state.startOrder.append(service.key)
+                    }
+                    return nil
                 }
             }
             var failures: [ProvisionError] = []
-            for await (service, failure) in group {
-                if let failure {
-                    failures.append(failure)
-                } else {
-                    lifecycle.state.withLock { $0.started.append(service) }
-                }
+            for await failure in group {
+                if let failure { failures.append(failure) }
             }
             return failures
         }
+    }
+
+    /// The services that started, in the order their start hooks returned (services without a start
+    /// hook count as started at once); ``shutdown()`` stops them in exactly the reverse order. Empty
+    /// before ``start()``; kept after shutdown.
+    public var startedServices: [BindingKey] {
+        lifecycle.state.withLock { $0.startOrder }
     }
 
     /// Ends a failed start: stops what started, in reverse order, and throws every failure.

@@ -20,8 +20,10 @@ final class InjectorLifecycle: Sendable {
 
     struct State: Sendable {
         var phase: Phase = .idle
-        /// The services whose start hook returned, in the order they returned.
+        /// The services whose start hook returned, in the order they returned; emptied when they stop.
         var started: [LifecycleActions] = []
+        /// The keys of the services that started, in order; kept after they stop.
+        var startOrder: [BindingKey] = []
         /// Callers of `shutdown()` waiting for the one that is doing it.
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
     }

@@ -16,11 +16,6 @@ public struct LifecycleBuilder<T: Sendable> {
     @usableFromInline let binder: Binder
     @usableFromInline let index: Int
 
-    init(binder: Binder, index: Int) {
-        self.binder = binder
-        self.index = index
-    }
-
     /// Runs `hook` with the instance when the injector starts, after the services it depends on
     /// started.
     ///
