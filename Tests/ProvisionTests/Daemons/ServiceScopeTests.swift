@@ -4,7 +4,7 @@ import Testing
 @testable import Provision
 
 /// A per-request service that logs its disposal.
-private final class RequestContext: Disposable {
+private final class ScopedContext: Disposable {
     let id: Int
     let log: EventLog
 
@@ -19,10 +19,10 @@ private final class RequestContext: Disposable {
 }
 
 private final class UnitOfWork: AsyncDisposable {
-    let context: RequestContext
+    let context: ScopedContext
     let log: EventLog
 
-    init(context: RequestContext, log: EventLog) {
+    init(context: ScopedContext, log: EventLog) {
         self.context = context
         self.log = log
     }
@@ -42,9 +42,9 @@ private final class Handler: Sendable {
 }
 
 private final class Cache: Sendable {
-    let context: RequestContext
+    let context: ScopedContext
 
-    init(context: RequestContext) {
+    init(context: ScopedContext) {
         self.context = context
     }
 }
@@ -54,8 +54,8 @@ struct ServiceScopeTests {
     private static func module(log: EventLog, counter: Counter = Counter()) -> TestModule {
         TestModule { binder in
             binder.bind(EventLog.self).toInstance(log)
-            binder.bind(RequestContext.self).to { resolver in
-                RequestContext(id: counter.increment(), log: try resolver.get(EventLog.self))
+            binder.bind(ScopedContext.self).to { resolver in
+                ScopedContext(id: counter.increment(), log: try resolver.get(EventLog.self))
             }.in(.scoped)
             binder.bind(UnitOfWork.self).to(UnitOfWork.init(context:log:)).in(.scoped)
             binder.bind(Handler.self).to(Handler.init(unit:))
@@ -104,7 +104,7 @@ struct ServiceScopeTests {
         let injector = try Injector(Self.module(log: log))
         await #expect(throws: ExpectedFailure(id: 4)) {
             try await injector.withScope { scope in
-                _ = try scope.syncGet(RequestContext.self)
+                _ = try scope.syncGet(ScopedContext.self)
                 throw ExpectedFailure(id: 4)
             }
         }
@@ -121,7 +121,7 @@ struct ServiceScopeTests {
 
         let scope = injector.makeScope()
         try scope.syncClose()
-        let closed = #expect(throws: ProvisionError.self) { try scope.syncGet(RequestContext.self) }
+        let closed = #expect(throws: ProvisionError.self) { try scope.syncGet(ScopedContext.self) }
         #expect(closed?.code == .outsideScope)
         #expect(closed?.message.contains("closed") == true)
     }
@@ -136,8 +136,8 @@ struct ServiceScopeTests {
         )
         let error = #expect(throws: ProvisionError.self) { try injector.makeScope().syncGet(Cache.self) }
         #expect(error?.code == .captiveDependency)
-        #expect(error?.pathDescription == "Cache -> RequestContext")
-        #expect(error?.message.contains("Cache (singleton) depends on RequestContext (scoped)") == true)
+        #expect(error?.pathDescription == "Cache -> ScopedContext")
+        #expect(error?.message.contains("Cache (singleton) depends on ScopedContext (scoped)") == true)
         // Validation reports it too, without building anything.
         let report = injector.validationReport()
         #expect(report.problems.contains { $0.code == .captiveDependency })
@@ -148,13 +148,13 @@ struct ServiceScopeTests {
         let injector = try Injector(
             Self.module(log: EventLog()),
             TestModule { binder in
-                binder.bind(Cache.self).to { resolver in Cache(context: try resolver.get(RequestContext.self)) }
+                binder.bind(Cache.self).to { resolver in Cache(context: try resolver.get(ScopedContext.self)) }
                     .in(.singleton)
             }
         )
         let error = #expect(throws: ProvisionError.self) { try injector.makeScope().syncGet(Cache.self) }
         #expect(error?.code == .captiveDependency)
-        #expect(error?.pathDescription == "Cache -> RequestContext")
+        #expect(error?.pathDescription == "Cache -> ScopedContext")
     }
 
     @Test("threads sharing one scope build its scoped instance exactly once")
@@ -164,8 +164,8 @@ struct ServiceScopeTests {
         let injector = try Injector(
             TestModule { binder in
                 binder.bind(EventLog.self).toInstance(EventLog())
-                binder.bind(RequestContext.self).to { resolver in
-                    RequestContext(id: builds.increment(), log: try resolver.get(EventLog.self))
+                binder.bind(ScopedContext.self).to { resolver in
+                    ScopedContext(id: builds.increment(), log: try resolver.get(EventLog.self))
                 }.in(.scoped)
             }
         )
@@ -174,7 +174,7 @@ struct ServiceScopeTests {
             let seen = Locked<Set<ObjectIdentifier>>([])
             let finished = runThreads(8) { _ in
                 entered.arriveAndWait()
-                if let context = try? scope.get(RequestContext.self) {
+                if let context = try? scope.get(ScopedContext.self) {
                     seen.withLock { _ = $0.insert(ObjectIdentifier(context)) }
                 }
             }

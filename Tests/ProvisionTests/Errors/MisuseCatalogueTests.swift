@@ -157,6 +157,43 @@ struct MisuseCatalogueTests {
             let injector = try Injector()
             _ = try withExtendedLifetime(injector) { try injector.get(Provider<Engine>.self, named: "v8").get() }
         },
+        Misuse(name: "a scoped binding outside any scope", code: .outsideScope, key: "Engine", path: "Car -> Engine") {
+            let injector = try Injector(
+                TestModule { binder in
+                    binder.bind(Engine.self).to(Engine.init).in(.scoped)
+                    binder.bind(Brakes.self).to(Brakes.init)
+                    binder.bind(Car.self).to(Car.init(engine:brakes:))
+                }
+            )
+            _ = try injector.get(Car.self)
+        },
+        Misuse(
+            name: "a singleton holding a scoped binding", code: .captiveDependency, key: "Engine", path: "Car -> Engine"
+        ) {
+            let injector = try Injector(
+                TestModule { binder in
+                    binder.bind(Engine.self).to(Engine.init).in(.scoped)
+                    binder.bind(Brakes.self).to(Brakes.init)
+                    binder.bind(Car.self).to(Car.init(engine:brakes:)).in(.singleton)
+                }
+            )
+            _ = try injector.makeScope().get(Car.self)
+        },
+        Misuse(
+            name: "an async binding requested synchronously", code: .requiresAsync, key: "Engine", path: "Car -> Engine"
+        ) {
+            let injector = try Injector(
+                TestModule { binder in
+                    binder.bind(Engine.self).to { _ async in Engine() }.in(.singleton)
+                    binder.bind(Brakes.self).to(Brakes.init)
+                    binder.bind(Car.self).to(Car.init(engine:brakes:))
+                }
+            )
+            _ = try injector.get(Car.self)
+        },
+        Misuse(name: "lifecycle hooks on a transient binding", code: .invalidLifecycle, key: "Engine", path: nil) {
+            _ = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init).in(.transient).onStop { _ in } })
+        },
     ]
 
     @Test("each misuse throws its code with the key, the path and a fix", arguments: catalogue)
