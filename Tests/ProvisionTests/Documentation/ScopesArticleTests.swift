@@ -11,14 +11,14 @@ final class ConnectionPool: AsyncDisposable {
     let size: Int
     private init(size: Int) { self.size = size }
 
-    func dispose() async { /* close the connections */  }
+    func dispose() async {} // closes the connections
 }
 
 final class RequestContext: Disposable {
     let requestID: Int
     init(requestID: Int) { self.requestID = requestID }
 
-    func dispose() { /* flush the request's log lines */  }
+    func dispose() {} // flushes the request's log lines
 }
 
 final class OrderStore: Sendable {
@@ -32,8 +32,8 @@ final class OrderStore: Sendable {
 }
 
 final class MetricsReporter: ManagedService {
-    func start() async throws { /* connect to the collector */  }
-    func stop() async throws { /* flush what is buffered */  }
+    func start() async throws {} // connects to the collector
+    func stop() async throws {} // flushes what is buffered
 }
 
 struct ShopModule: Module {
