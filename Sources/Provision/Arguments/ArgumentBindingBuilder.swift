@@ -90,8 +90,23 @@ extension ArgumentScopeBuilder {
 extension ArgumentScopeBuilder where T: Sendable {
     /// Sets how long the binding's instances live. A singleton is built once, from the arguments of the
     /// request that builds it.
+    ///
+    /// A binding with arguments can't be ``Scope/scoped``: one instance per scope would ignore the
+    /// arguments of every request but the first. Creating the injector then throws
+    /// ``ProvisionError/Code/invalidLifecycle``.
     @discardableResult
     public func `in`(_ scope: Scope) -> ArgumentScopeBuilder {
+        if scope.isScoped {
+            binder.record(
+                ProvisionError(
+                    code: .invalidLifecycle,
+                    key: binder.key(at: index),
+                    message: "\(binder.key(at: index)) takes arguments and can't be scoped",
+                    hint: "bind it transient (built from each request's arguments) or singleton",
+                    location: binder.location(at: index)
+                )
+            )
+        }
         binder.setScope(scope, at: index)
         return self
     }

@@ -117,8 +117,8 @@ extension ProvisionError {
         /// ``ProvisionError/underlyingErrors``.
         public static let stopFailed = Code(.stopFailed)
 
-        /// Lifecycle hooks were declared on a binding that is not a singleton, or the injector was
-        /// started twice.
+        /// A binding asks for a lifecycle it can't have: start or stop hooks on a binding that is not a
+        /// singleton, a binding with arguments made scoped; or the injector was started twice.
         public static let invalidLifecycle = Code(.invalidLifecycle)
 
         /// The code in words, as error messages print it (`not bound`).

@@ -221,3 +221,20 @@ struct ServiceScopeTests {
         #expect(builds.value == 2)
     }
 }
+
+@Suite("Service scopes: bindings with arguments")
+struct ScopedArgumentBindingTests {
+    @Test("a binding with arguments can't be scoped")
+    func argumentsCantBeScoped() {
+        let error = #expect(throws: ProvisionError.self) {
+            try Injector(
+                TestModule { binder in
+                    binder.bind(Headlight.self).withArguments(String.self).to { _, brand in Headlight(brand: brand) }
+                        .in(.scoped)
+                }
+            )
+        }
+        #expect(error?.code == .invalidLifecycle)
+        #expect(error?.key == BindingKey(Headlight.self))
+    }
+}
