@@ -184,12 +184,20 @@ extension Injector {
     }
 
     /// Waits until the builds that began before the injector closed have ended (so that each of them is
-    /// recorded for disposal), polling briefly, for at most the hook timeout.
+    /// recorded for disposal), for at most the hook timeout. Suspends without polling, and a cancelled
+    /// caller waits just the same: the timer runs in a task of its own.
     private func waitForBuildsInFlight() async {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: configuration.lifecycleHookTimeout)
-        while lifecycle.hasBuildsInFlight, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(1))
+        guard lifecycle.hasBuildsInFlight else { return }
+        let timeout = configuration.lifecycleHookTimeout
+        let timer = Task { [lifecycle] in
+            do {
+                try await Task.sleep(for: timeout)
+                lifecycle.wakeDrainWaiters()
+            } catch {
+                // Cancelled: the builds ended first.
+            }
         }
+        await lifecycle.waitForBuildsToDrain()
+        timer.cancel()
     }
 }

@@ -35,6 +35,8 @@ final class InjectorLifecycle: Sendable {
 
     private let closed = Atomic<Bool>(false)
     private let buildsInFlight = Atomic<Int>(0)
+    /// Shutdown waiting for the builds in flight to end. A leaf lock: held to add or take waiters only.
+    private let drainWaiters = Locked<[CheckedContinuation<Void, Never>]>([])
 
     /// Whether the injector stopped building (shutdown began).
     var isClosed: Bool {
@@ -53,7 +55,30 @@ final class InjectorLifecycle: Sendable {
 
     /// A build registered with ``beginBuild()`` ended.
     func endBuild() {
-        buildsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+        let remaining = buildsInFlight.subtract(1, ordering: .sequentiallyConsistent).newValue
+        if remaining == 0, closed.load(ordering: .sequentiallyConsistent) {
+            wakeDrainWaiters()
+        }
+    }
+
+    /// Suspends until no build is in flight (call after ``close()``), or until ``wakeDrainWaiters()``.
+    ///
+    /// The waiter registers before it checks the count, and the last builder checks for waiters after it
+    /// decrements the count, so one of the two always wakes it.
+    func waitForBuildsToDrain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            drainWaiters.withLock { $0.append(continuation) }
+            if !hasBuildsInFlight { wakeDrainWaiters() }
+        }
+    }
+
+    /// Resumes every caller of ``waitForBuildsToDrain()``, each exactly once.
+    func wakeDrainWaiters() {
+        let waiters = drainWaiters.withLock { waiters in
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Stops all new builds.

@@ -343,3 +343,39 @@ private final class Tracked: Disposable {
         disposed.increment()
     }
 }
+
+@Suite("Lifecycle: shutdown waits for builds in flight")
+struct ShutdownDrainTests {
+    @Test("shutdown from a cancelled task waits for a build in flight, then disposes what it built")
+    func shutdownWaitsForABuildInFlight() async throws {
+        let building = AsyncLatch()
+        let release = AsyncLatch()
+        let disposed = Counter()
+        let injector = try Injector(
+            TestModule { binder in
+                binder.bind(Slow.self).to { _ async in
+                    building.open()
+                    await release.wait()
+                    return Slow(disposed: disposed)
+                }.in(.singleton)
+            }
+        )
+        let build = Task { try await injector.get(Slow.self) }
+        await building.wait()
+        let shutdown = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await injector.shutdown()
+        }
+        release.open()
+        try await shutdown.value
+        // The build that was in flight finished and was disposed by the shutdown that waited for it.
+        _ = try await build.value
+        #expect(disposed.value == 1)
+    }
+}
+
+private final class Slow: Disposable {
+    let disposed: Counter
+    init(disposed: Counter) { self.disposed = disposed }
+    func dispose() { disposed.increment() }
+}
