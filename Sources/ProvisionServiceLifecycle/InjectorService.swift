@@ -61,8 +61,7 @@ public struct InjectorService: Service, CustomStringConvertible {
     /// are logged here at `error`.
     public let logger: Logger
 
-    private let makeServices:
-        @Sendable (Injector) async throws -> [ServiceGroupConfiguration.ServiceConfiguration]
+    private let makeServices: @Sendable (Injector) async throws -> [ServiceGroupConfiguration.ServiceConfiguration]
 
     /// Creates a service that runs `injector`'s lifecycle, and `services` once the injector has started.
     ///
@@ -113,7 +112,8 @@ public struct InjectorService: Service, CustomStringConvertible {
     public init(
         injector: Injector,
         logger: Logger = Logger(label: "Provision.InjectorService"),
-        services makeServices: @escaping @Sendable (Injector) async throws -> [ServiceGroupConfiguration
+        services makeServices:
+            @escaping @Sendable (Injector) async throws -> [ServiceGroupConfiguration
             .ServiceConfiguration]
     ) {
         self.injector = injector
