@@ -21,7 +21,11 @@ struct DaemonModule: Module {
         // Singletons whose `ManagedService` start and stop run in dependency order and in reverse.
         binder.bind(JobStore.self).to(JobStore.init(database:console:)).in(.singleton)
         binder.bind(JobQueue.self).to(JobQueue.init(store:console:)).in(.singleton)
+
+        // Start and stop hooks of the binding, for a type that does not conform to `ManagedService`.
         binder.bind(Metrics.self).to(Metrics.init(queue:console:)).in(.singleton)
+            .onStart { metrics in metrics.startReporting() }
+            .onStop { metrics in await metrics.stopReporting() }
 
         // One of each per job scope, disposed when the scope closes, in reverse order of creation.
         binder.bind(JobContext.self).to(JobContext.init(console:)).in(.scoped)

@@ -35,16 +35,15 @@ enum JobDaemon {
 
         // The injector's singletons start before the job runner runs, and stop after it has returned.
         let daemon = InjectorService(injector: injector, logger: logger) { injector in
-            [
-                JobRunner(
-                    injector: injector,
-                    queue: try await injector.get(JobQueue.self),
-                    store: try await injector.get(JobStore.self),
-                    metrics: try await injector.get(Metrics.self),
-                    console: console,
-                    options: options
-                )
-            ].map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+            let runner = JobRunner(
+                injector: injector,
+                queue: try await injector.get(JobQueue.self),
+                store: try await injector.get(JobStore.self),
+                metrics: try await injector.get(Metrics.self),
+                console: console,
+                options: options
+            )
+            return [ServiceGroupConfiguration.ServiceConfiguration(service: runner)]
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

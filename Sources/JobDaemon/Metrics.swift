@@ -1,9 +1,10 @@
 import Provision
 import Synchronization
 
-/// Counts jobs and reports the counts once a second while it runs: its start hook launches the
-/// reporting task, its stop hook ends it. Started last, stopped first.
-final class Metrics: ManagedService {
+/// Counts jobs and reports the counts once a second while it runs. It is not a `ManagedService`: its
+/// binding's `onStart` hook launches the reporting task, its `onStop` hook ends it. Started last,
+/// stopped first.
+final class Metrics: Sendable {
     private let queue: JobQueue
     private let console: Console
     private let accepted = Atomic(0)
@@ -16,7 +17,8 @@ final class Metrics: ManagedService {
         self.console = console
     }
 
-    func start() async throws {
+    /// Starts reporting the counts once a second.
+    func startReporting() {
         let task = Task { [self] in
             while (try? await Task.sleep(for: .seconds(1))) != nil {
                 console.line("metrics \(summary), queued \(queue.count)")
@@ -26,7 +28,8 @@ final class Metrics: ManagedService {
         console.started("Metrics")
     }
 
-    func stop() async throws {
+    /// Stops reporting, once the reporting task has ended.
+    func stopReporting() async {
         let task = reporter.withLock { task in
             defer { task = nil }
             return task
