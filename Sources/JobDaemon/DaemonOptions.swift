@@ -2,10 +2,16 @@
 struct DaemonOptions: Sendable {
     /// The number of workers that run jobs concurrently.
     var workers = 4
+    /// The time between two accepted jobs, in milliseconds.
+    var intervalMilliseconds = 10
+    /// The longest simulated I/O wait of one job, in milliseconds (each job waits a part of it that
+    /// depends on its number).
+    var workMilliseconds = 40
+
     /// The time between two accepted jobs.
-    var interval = Duration.milliseconds(10)
-    /// The longest simulated I/O wait of one job (each job waits a pseudo-random part of it).
-    var work = Duration.milliseconds(40)
+    var interval: Duration { .milliseconds(intervalMilliseconds) }
+    /// The longest simulated I/O wait of one job.
+    var work: Duration { .milliseconds(workMilliseconds) }
 
     static let usage = "usage: job-daemon [--workers N] [--interval-ms MS] [--work-ms MS]"
 
@@ -16,8 +22,8 @@ struct DaemonOptions: Sendable {
             guard let text = iterator.next(), let value = Int(text), value >= 0 else { return nil }
             switch flag {
             case "--workers": workers = max(1, value)
-            case "--interval-ms": interval = .milliseconds(value)
-            case "--work-ms": work = .milliseconds(value)
+            case "--interval-ms": intervalMilliseconds = value
+            case "--work-ms": workMilliseconds = value
             default: return nil
             }
         }

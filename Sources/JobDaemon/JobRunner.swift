@@ -16,7 +16,7 @@ struct JobRunner: Service {
     let options: DaemonOptions
 
     func run() async throws {
-        console.line("ready: \(options.workers) workers, a job every \(options.interval)")
+        console.line("ready: \(options.workers) workers, a job every \(options.intervalMilliseconds) ms")
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
                 for worker in 1...options.workers {

@@ -50,8 +50,8 @@ public import ServiceLifecycle
 /// then applies this service's own termination behaviours.
 ///
 /// When the task is cancelled rather than shut down gracefully, the nested services are cancelled
-/// and the injector is shut down all the same; the shutdown runs in a task of its own, so that the
-/// cancellation does not cut the stop hooks short (each one is bounded by the injector's
+/// and the injector is shut down all the same, completely: the shutdown runs in a task of its own that
+/// does not inherit the cancellation (each stop hook is bounded by the injector's
 /// `lifecycleHookTimeout`).
 public struct InjectorService: Service, CustomStringConvertible {
     /// The injector whose singletons this service starts and stops.
@@ -130,18 +130,20 @@ public struct InjectorService: Service, CustomStringConvertible {
     /// A `ServiceGroup` calls this method; call it yourself only to run the injector's lifecycle
     /// without a group, in which case it waits for the task's cancellation.
     ///
-    /// - Throws: The first failure: a `ProvisionError` with code `startFailed` (or the start error of
-    ///   the injector) when a start hook fails, after the injector is shut down; else the error of a
-    ///   nested service or of the closure that makes them, `CancellationError` when the task was
-    ///   cancelled; else the error of ``Provision/Injector/shutdown()`` (code `shutdownFailed` when a
-    ///   stop hook or a disposal failed). A shutdown error that follows an earlier failure is logged,
-    ///   not thrown.
+    /// - Throws: The first failure: the error of ``Provision/Injector/start()`` (code `startFailed` when
+    ///   a build or a start hook failed, after which the injector is shut down; `invalidLifecycle` when
+    ///   the injector was started already, `shutDown` when it was shut down, both left as they are);
+    ///   else the error of a nested service or of the closure that makes them, `CancellationError` when
+    ///   the task was cancelled; else the error of ``Provision/Injector/shutdown()`` (code `stopFailed`
+    ///   when a stop hook or a disposal failed). A shutdown error that follows an earlier failure is
+    ///   logged, not thrown.
     public func run() async throws {
         do {
             try await injector.start()
         } catch {
-            // Stops the singletons that did start, and disposes what was built.
-            await shutDownInjector(after: error)
+            // The injector stopped what had started; shutting it down disposes what was built. Any other
+            // code (started already, shut down already) means the injector is not this service's to stop.
+            if error.code == .startFailed { await shutDownInjector(after: error) }
             throw error
         }
 
@@ -176,7 +178,8 @@ public struct InjectorService: Service, CustomStringConvertible {
         try await group.run()
     }
 
-    /// Shuts the injector down in a task that does not inherit this one's cancellation.
+    /// Shuts the injector down in a task that does not inherit this one's cancellation: a cancelled
+    /// service still waits for the injector's builds in flight and runs every stop hook.
     private func shutDownInjector() async throws {
         try await Task { try await injector.shutdown() }.value
     }

@@ -18,7 +18,7 @@ private func perform(_ step: String, log: EventLog, faults: Faults) throws {
 }
 
 /// The first singleton of the chain, a `ManagedService`. Its stop hook suspends before it records,
-/// so a shutdown that ran in a cancelled task would fail it.
+/// as a real one would while it closes connections.
 final class ChainDatabase: ManagedService {
     let log: EventLog
     let faults: Faults
