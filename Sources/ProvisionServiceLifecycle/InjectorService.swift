@@ -18,7 +18,7 @@ public import ServiceLifecycle
 ///
 /// let injector = try Injector(StorageModule(), JobModule())
 /// let daemon = InjectorService(injector: injector, logger: logger) { injector in
-///     [try await injector.get(JobRunner.self)]
+///     [ServiceGroupConfiguration.ServiceConfiguration(service: try await injector.get(JobRunner.self))]
 /// }
 /// let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()
@@ -92,16 +92,18 @@ public struct InjectorService: Service, CustomStringConvertible {
     ///
     /// ```swift
     /// let daemon = InjectorService(injector: injector) { injector in
-    ///     [
-    ///         ServiceGroupConfiguration.ServiceConfiguration(
-    ///             service: try await injector.get(JobRunner.self),
-    ///             successTerminationBehavior: .gracefullyShutdownGroup
-    ///         )
+    ///     let runner = try await injector.get(JobRunner.self)
+    ///     let metrics = try await injector.get(MetricsExporter.self)
+    ///     // On graceful shutdown the exporter stops first, then the runner.
+    ///     return [
+    ///         ServiceGroupConfiguration.ServiceConfiguration(service: runner),
+    ///         ServiceGroupConfiguration.ServiceConfiguration(service: metrics, successTerminationBehavior: .ignore),
     ///     ]
     /// }
     /// ```
     ///
-    /// If it throws, the injector is shut down and `run()` throws its error.
+    /// Each configuration's termination behaviours apply inside the nested group. If the closure
+    /// throws, the injector is shut down and `run()` throws its error.
     ///
     /// - Parameters:
     ///   - injector: The injector to start and shut down.

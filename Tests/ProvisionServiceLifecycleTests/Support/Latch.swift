@@ -1,4 +1,4 @@
-import Synchronization
+@testable import Provision
 
 /// A one-shot signal between tasks: `wait()` returns once `open()` has been called, at once if it has.
 final class Latch: Sendable {
@@ -7,7 +7,7 @@ final class Latch: Sendable {
         case open
     }
 
-    private let state = Mutex(State.closed([]))
+    private let state = Locked(State.closed([]))
 
     func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -1,5 +1,6 @@
-import Synchronization
 import Testing
+
+@testable import Provision
 
 /// The error of an operation that did not finish in time.
 struct WatchdogTimeout: Error {}
@@ -17,7 +18,7 @@ func withWatchdog<T: Sendable>(
 ) async throws -> T {
     let operationTask = Task { try await operation() }
     let result: Result<T, any Error> = await withCheckedContinuation { continuation in
-        let pending = Mutex<CheckedContinuation<Result<T, any Error>, Never>?>(continuation)
+        let pending = Locked<CheckedContinuation<Result<T, any Error>, Never>?>(continuation)
         let resume: @Sendable (Result<T, any Error>) -> Void = { result in
             pending.withLock { $0.take() }?.resume(returning: result)
         }
