@@ -72,7 +72,6 @@ let package = Package(
                 "Provision",
                 "ProvisionServiceLifecycle",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
