@@ -13,7 +13,7 @@ struct WatchdogTimeout: Error {}
 /// operation cannot hold the test.
 func withWatchdog<T: Sendable>(
     _ limit: Duration = .seconds(30),
-    sourceLocation: SourceLocation = #_sourceLocation,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let operationTask = Task { try await operation() }
