@@ -90,7 +90,7 @@ finished_count=$(printf '%s' "$finished" | grep -c . || true)
 [ "$accepted_count" -ge 10 ] || fatal "only $accepted_count jobs accepted in $seconds s"
 [ "$accepted" = "$finished" ] || fatal "accepted and finished jobs differ: $(diff <(printf '%s\n' "$accepted") \
     <(printf '%s\n' "$finished") | grep -E '^[<>]' | head -5 | tr '\n' ' ')"
-workers=$(sed -nE 's/^job [0-9]+ finished by worker ([0-9]+),.*/\1/p' "$output" | sort -u | grep -c .)
+workers=$(sed -nE 's/^job [0-9]+ finished by worker ([0-9]+),.*/\1/p' "$output" | sort -u | grep -c . || true)
 [ "$workers" -ge 2 ] || fatal "jobs ran on $workers worker(s): the pool did not work concurrently"
 
 # Each finished job's scope was disposed before the job was reported finished: the transaction (created
@@ -110,11 +110,11 @@ stopped=$(sed -nE 's/^stopped ([A-Za-z]+)$/\1/p' "$output")
 [ -n "$started" ] || fatal "no service started"
 reversed=$(printf '%s\n' "$started" | tac)
 [ "$stopped" = "$reversed" ] || fatal "services stopped in the order [$(echo $stopped)], expected [$(echo $reversed)]"
-last_job=$(grep -nE '^job [0-9]+ finished' "$output" | tail -n 1 | cut -d: -f1)
-first_stop=$(grep -nE '^stopped [A-Za-z]+$' "$output" | head -n 1 | cut -d: -f1)
+last_job=$(grep -nE '^job [0-9]+ finished' "$output" | tail -n 1 | cut -d: -f1 || true)
+first_stop=$(grep -nE '^stopped [A-Za-z]+$' "$output" | head -n 1 | cut -d: -f1 || true)
 [ "$first_stop" -gt "$last_job" ] || fatal "a service stopped (line $first_stop) before the last job finished (line $last_job)"
 
-service_count=$(printf '%s\n' "$started" | grep -c .)
+service_count=$(printf '%s\n' "$started" | grep -c . || true)
 summary="summary: accepted $accepted_count, finished $accepted_count, failed 0, services started $service_count, stopped $service_count"
 grep -qx "$summary" "$output" || fatal "expected the line '$summary'; got '$(grep '^summary' "$output" || true)'"
 
