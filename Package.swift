@@ -7,13 +7,18 @@ let package = Package(
         .library(name: "Provision", targets: ["Provision"]),
         // Resolution events to swift-log: a library of its own, so that Provision depends on nothing.
         .library(name: "ProvisionLogging", targets: ["ProvisionLogging"]),
+        // An injector's lifecycle inside a swift-service-lifecycle ServiceGroup: a library of its own too.
+        .library(name: "ProvisionServiceLifecycle", targets: ["ProvisionServiceLifecycle"]),
         .executable(name: "di-bench", targets: ["DIBench"]),
         .executable(name: "provision-stress", targets: ["ProvisionStress"]),
+        .executable(name: "job-daemon", targets: ["JobDaemon"]),
     ],
     dependencies: [
-        // The Provision library itself depends on nothing. swift-log is for ProvisionLogging only; the
-        // others are for the benchmark.
+        // The Provision library itself depends on nothing. swift-log is for ProvisionLogging (and comes
+        // with swift-service-lifecycle), swift-service-lifecycle for ProvisionServiceLifecycle and the
+        // example daemon; the others are for the benchmark.
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     ],
@@ -32,7 +37,25 @@ let package = Package(
             ],
             path: "Benchmarks/DIBench"
         ),
+        .target(
+            name: "ProvisionServiceLifecycle",
+            dependencies: [
+                "Provision",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(name: "ProvisionStress", dependencies: ["Provision"]),
+        // The example daemon of the article "Writing a daemon with Provision".
+        .executableTarget(
+            name: "JobDaemon",
+            dependencies: [
+                "Provision",
+                "ProvisionServiceLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "ProvisionTests", dependencies: ["Provision"]),
         .testTarget(
             name: "ProvisionLoggingTests",
@@ -41,6 +64,15 @@ let package = Package(
                 "ProvisionLogging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ProvisionServiceLifecycleTests",
+            dependencies: [
+                "Provision",
+                "ProvisionServiceLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
-# under ThreadSanitizer), and a di-bench smoke run. Fails loudly on the first failure.
+# under ThreadSanitizer), the example daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on
+# the first failure.
 #
 # Usage: Scripts/test.sh                    # everything
 #        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
@@ -17,8 +18,8 @@ log() { printf '\n==> %s\n' "$*"; }
 fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
-for dir in Sources/Provision Sources/ProvisionLogging Tests/ProvisionTests Tests/ProvisionLoggingTests \
-    Benchmarks/DIBench; do
+for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/JobDaemon \
+    Tests/ProvisionTests Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests Benchmarks/DIBench; do
     need_dir "$dir"
 done
 
@@ -86,6 +87,9 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
     log "Stress run under ThreadSanitizer (10 s)"
     Scripts/stress.sh --tsan --seconds 10 --threads 8 || fatal "stress run under ThreadSanitizer"
 fi
+
+log "Example daemon: graceful shutdown on SIGTERM (Scripts/daemon-check.sh)"
+Scripts/daemon-check.sh || fatal "daemon check"
 
 log "di-bench smoke run (release, --quick)"
 swift build -c release --product di-bench -Xswiftc -warnings-as-errors || fatal "di-bench build"

@@ -1,0 +1,52 @@
+import Provision
+import Synchronization
+
+/// A simulated database: connected by an async factory, open between its start and its stop hooks.
+///
+/// Every write after ``stop()`` fails, so a job that outlived the database would be reported as
+/// failed: the daemon's output shows that no job did.
+final class Database: ManagedService {
+    private struct State {
+        var isOpen = false
+        var rows: [Int: UInt32] = [:]
+    }
+
+    private let console: Console
+    private let state = Mutex(State())
+
+    private init(console: Console) {
+        self.console = console
+    }
+
+    /// Connects to the database at `config.url`: the async factory of the binding.
+    static func connect(config: DatabaseConfig, console: Console) async throws -> Database {
+        try await Task.sleep(for: config.connectLatency)
+        console.line("connected Database to \(config.url)")
+        return Database(console: console)
+    }
+
+    func start() async throws {
+        state.withLock { $0.isOpen = true }
+        console.started("Database")
+    }
+
+    func stop() async throws {
+        let rows = state.withLock { state in
+            state.isOpen = false
+            return state.rows.count
+        }
+        console.stopped("Database")
+        console.line("Database holds \(rows) rows")
+    }
+
+    /// Stores the results of one committed transaction.
+    func commit(_ results: [Int: UInt32]) throws(DaemonError) {
+        try state.withLock { state throws(DaemonError) in
+            guard state.isOpen else { throw DaemonError("the database is closed") }
+            state.rows.merge(results) { _, new in new }
+        }
+    }
+
+    /// The number of rows stored.
+    var rowCount: Int { state.withLock { $0.rows.count } }
+}
