@@ -63,6 +63,16 @@ extension InstanceCell {
         entry?.wakeAll()
     }
 
+    /// The outcome of a build this caller waited for: the instance, the builder's error, or `nil` to
+    /// decide again (the gate ended without an outcome this caller can use).
+    private func value(after gate: SingletonGate) throws(ProvisionError) -> T? {
+        switch gate.outcome {
+        case .built: value
+        case .failed(let error): throw error
+        case .pending: nil
+        }
+    }
+
     /// Builds the instance once, or waits for the thread that is building it.
     ///
     /// Called when ``value`` was `nil`. Runs `make` (the user's factory) on this thread, before it
@@ -94,14 +104,7 @@ extension InstanceCell {
 
             case .wait(let gate):
                 try wait(on: gate, thread: thread, context: context)
-                switch gate.outcome {
-                case .built:
-                    if let value { return value }
-                case .failed(let error):
-                    throw error
-                case .pending:
-                    break
-                }
+                if let value = try value(after: gate) { return value }
 
             case .build(let gate):
                 let result: Result<T, ProvisionError>
@@ -146,14 +149,7 @@ extension InstanceCell {
 
             case .wait(let gate):
                 try await suspend(on: gate, task: task, in: stripe, context: context)
-                switch gate.outcome {
-                case .built:
-                    if let value { return value }
-                case .failed(let error):
-                    throw error
-                case .pending:
-                    break
-                }
+                if let value = try value(after: gate) { return value }
 
             case .build(let gate):
                 let result: Result<T, ProvisionError>

@@ -32,6 +32,14 @@ extension ProvisionError {
         )
     }
 
+    /// What a closure binding's failure becomes: a Provision error from a request it made, with the
+    /// closure's key on its path, or `factoryFailed` wrapping anything else it threw.
+    @usableFromInline
+    static func thrown(by key: BindingKey, _ error: any Error) -> ProvisionError {
+        if let error = error as? ProvisionError { return error.prepending(key) }
+        return factoryFailed(key, cause: error)
+    }
+
     @usableFromInline
     static func factoryFailed(_ key: BindingKey, cause: any Error) -> ProvisionError {
         ProvisionError(

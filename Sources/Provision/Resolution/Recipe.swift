@@ -110,10 +110,8 @@ extension Recipe {
                         }
                         do {
                             return try body(Resolver(injector: injector, context: inner))
-                        } catch let error as ProvisionError {
-                            throw error.prepending(key)
                         } catch {
-                            throw ProvisionError.factoryFailed(key, cause: error)
+                            throw ProvisionError.thrown(by: key, error)
                         }
                     }
                 )
