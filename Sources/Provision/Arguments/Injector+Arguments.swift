@@ -24,19 +24,19 @@ extension Injector {
         guard let node = lookup(key, as: type) else {
             throw ProvisionError.notBound(key, path: [key])
         }
-        if let value = node.cell.value { return value }
+        if let value = node.cell?.value { return value }
         // Built only for an error: formatting type names costs microseconds.
         var given: String { ArgumentFactory<T, repeat each Argument>.signature }
-        guard let info = node.recipe.arguments else {
-            if let forwarding = node.recipe.forwarding {
+        guard let info = node.arguments else {
+            if let forwarding = node.forwarding {
                 let call = ForwardingCall<T, repeat each Argument>(
                     key: key,
                     injector: node.injector,
                     forwarding: forwarding,
                     arguments: repeat each arguments
                 )
-                guard node.scope.isSingleton else { return try call.run() }
-                return try node.cell.build(.root) { _ throws(ProvisionError) in try call.run() }
+                guard let cell = node.cell else { return try call.run() }
+                return try cell.build(.root) { _ throws(ProvisionError) in try call.run() }
             }
             throw ProvisionError.argumentMismatch(
                 key,
@@ -56,7 +56,7 @@ extension Injector {
             )
         }
         let factory = unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self)
-        guard node.scope.isSingleton else {
+        guard let cell = node.cell else {
             return try Recipe.build(
                 key,
                 factory,
@@ -67,7 +67,7 @@ extension Injector {
         // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
         // the closure: Swift 6.3's compiler crashes on pack operations inside a closure here.
         let call = ArgumentCall(key: key, factory: factory, arguments: repeat each arguments)
-        return try node.cell.build(.root) { context throws(ProvisionError) in
+        return try cell.build(.root) { context throws(ProvisionError) in
             try call.run(Resolver(injector: self, context: context))
         }
     }

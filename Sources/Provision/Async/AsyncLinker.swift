@@ -23,7 +23,7 @@ struct AsyncLinker: Sendable {
             let sync = PlanReference(syncPlan)
             return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
         }
-        guard let asyncLink = node.recipe.asyncLink else {
+        guard let asyncLink = node.asyncLink else {
             throw ProvisionError.asyncUnsupported(node.key)
         }
         return node.publishAsync(try asyncLink(self, node))

@@ -3,26 +3,21 @@ import Synchronization
 extension Node {
     /// The async plan, if linked already. No retain: the node keeps the plan alive.
     var asyncPlan: AsyncPlan<T>? {
-        linkedAsyncPlan.load(ordering: .acquiring)?.takeUnretainedValue()
+        AtomicReference.load(linkedAsyncPlan, as: AsyncPlan<T>.self)?.takeUnretainedValue()
     }
 
     /// Publishes `candidate` unless another request linked this node's async plan first; returns the
     /// plan that won (linking is idempotent, like ``publish(_:)``).
     func publishAsync(_ candidate: AsyncPlan<T>) -> AsyncPlan<T> {
         let retained = Unmanaged.passRetained(candidate)
-        let (exchanged, current) = linkedAsyncPlan.compareExchange(
-            expected: nil,
-            desired: retained,
-            ordering: .acquiringAndReleasing
-        )
-        if exchanged { return candidate }
-        retained.release()
-        return current?.takeUnretainedValue() ?? candidate
+        let (published, current) = AtomicReference.publishOnce(linkedAsyncPlan, retained)
+        if !published { retained.release() }
+        return current.takeUnretainedValue()
     }
 
     /// Resolves through this node in an async request.
     func resolveAsync(_ context: ResolutionContext) async throws(ProvisionError) -> T {
-        if let value = cell.value { return value }
+        if let value = cell?.value { return value }
         let plan: AsyncPlan<T>
         if let linked = asyncPlan {
             plan = linked
@@ -41,8 +36,7 @@ extension Node {
         case .transient:
             return inner
         case .singleton:
-            guard !cell.isPrebuilt else { return inner }
-            let cell = self.cell
+            guard let cell, !cell.isPrebuilt else { return inner }
             return AsyncPlan { context throws(ProvisionError) in
                 if let value = cell.value { return value }
                 return try await cell.buildAsync(context, using: inner.make)
@@ -73,7 +67,7 @@ extension Node {
         }
         let cell = self.cell
         return Plan { _ throws(ProvisionError) in
-            if let value = cell.value { return value }
+            if let value = cell?.value { return value }
             throw ProvisionError.requiresAsync(key, dependency: nil, path: [key])
         }
     }

@@ -7,7 +7,8 @@ public import Synchronization
 /// class, a struct, an existential). The cell retains the box from publication until it is released.
 @usableFromInline
 final class InstanceCell<T> {
-    @usableFromInline let box = Atomic<Unmanaged<InstanceBox<T>>?>(nil)
+    /// The published box's address (see ``AtomicReference``), 0 until published.
+    @usableFromInline let box = Atomic<UInt>(0)
 
     /// The key of the singleton binding this cell belongs to.
     let key: BindingKey
@@ -35,19 +36,19 @@ final class InstanceCell<T> {
     }
 
     deinit {
-        box.load(ordering: .acquiring)?.release()
+        AtomicReference.release(box)
     }
 
     /// The published instance, or `nil` while it is not built.
     @inlinable var value: T? {
-        guard let box = box.load(ordering: .acquiring) else { return nil }
+        guard let box = AtomicReference.load(box, as: InstanceBox<T>.self) else { return nil }
         return box._withUnsafeGuaranteedRef { $0.value }
     }
 
     /// Publishes a built instance and records it. Called once, by the thread holding the cell's gate,
     /// which is the only writer.
     func publish(_ value: T) {
-        box.store(Unmanaged.passRetained(InstanceBox(value)), ordering: .releasing)
+        box.store(AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value))), ordering: .releasing)
         recorder.record(key, value)
     }
 
@@ -55,7 +56,7 @@ final class InstanceCell<T> {
     /// was made by the caller, so it is not recorded for disposal.
     func prebuild(_ value: T) {
         isPrebuilt = true
-        box.store(Unmanaged.passRetained(InstanceBox(value)), ordering: .releasing)
+        box.store(AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value))), ordering: .releasing)
     }
 }
 

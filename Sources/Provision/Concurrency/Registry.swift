@@ -102,8 +102,11 @@ final class Registry {
         let stripe = stripes[index]
         try stripe.withState { state throws(ProvisionError) in
             let added = byStripe[index] ?? []
+            // One hash per key: insert into a copy, and find a duplicate by what the insert replaced.
+            var table = state.current.nodes
+            table.reserveCapacity(table.count + added.count)
             for node in added {
-                if let existing = state.current.nodes[node.key] {
+                if let existing = table.updateValue(node, forKey: node.key) {
                     throw ProvisionError.duplicateBinding(
                         node.key,
                         at: node.location,
@@ -114,10 +117,6 @@ final class Registry {
             // Check the remaining stripes (and publish them) before publishing this one, so a failure
             // anywhere leaves every stripe unchanged.
             try installLocked(order.dropFirst(), byStripe)
-            var table = state.current.nodes
-            for node in added {
-                table[node.key] = node
-            }
             stripe.publish(table, in: &state)
         }
     }

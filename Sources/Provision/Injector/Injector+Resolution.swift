@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 extension Injector {
     /// Returns the instance bound to `type`, optionally named.
@@ -39,10 +39,10 @@ extension Injector {
         // it alive, so it is used without retaining it.
         let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())
         // A built singleton (or an instance binding) is served straight from its cell.
-        if let value = node._withUnsafeGuaranteedRef({ $0.cell.value }) {
+        if let value = node._withUnsafeGuaranteedRef({ $0.cell?.value }) {
             return value
         }
-        guard let plan = node._withUnsafeGuaranteedRef({ $0.linkedPlan.load(ordering: .acquiring) }) else {
+        guard let plan = node._withUnsafeGuaranteedRef({ AtomicReference.load($0.linkedPlan, as: Plan<T>.self) }) else {
             return try node.takeUnretainedValue().linkAndMake(context)
         }
         return try PlanReference(plan).make(context)

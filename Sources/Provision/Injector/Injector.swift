@@ -69,12 +69,19 @@ public final class Injector: Sendable {
         self.registry = Registry(stripeCount: configuration.stripeCount)
         self.parent = parent
 
-        var merged: [BindingKey: any AnyNode] = [:]
-        var order: [BindingKey] = []
-        var allRecords: [Binder.Record] = []
-        var eager: [Binder.EagerKey] = []
+        var configuredModules: [([Binder.Record], [Binder.EagerKey])] = []
         for module in modules {
-            let (records, eagerKeys) = try configured(module)
+            configuredModules.append(try configured(module))
+        }
+        let bindingCount = configuredModules.reduce(0) { $0 + $1.0.count }
+        var merged: [BindingKey: any AnyNode] = [:]
+        merged.reserveCapacity(bindingCount)
+        var order: [BindingKey] = []
+        order.reserveCapacity(bindingCount)
+        var allRecords: [Binder.Record] = []
+        allRecords.reserveCapacity(bindingCount)
+        var eager: [Binder.EagerKey] = []
+        for (records, eagerKeys) in configuredModules {
             allRecords += records
             eager += eagerKeys
             for node in nodes(of: records) where merged.updateValue(node, forKey: node.key) == nil {

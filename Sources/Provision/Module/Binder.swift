@@ -167,13 +167,15 @@ public final class Binder {
 
     @usableFromInline
     func setRecipe<T>(_ recipe: Recipe<T>, at index: Int) {
-        let record = records[index]
+        // The closure captures the key and location only, not a copy of the whole record.
+        let key = records[index].key
+        let location = records[index].location
         records[index].argumentFactory = recipe.arguments?.factory
         records[index].makeNode = { injector, scope, hooks in
             Node(
-                key: record.key,
+                key: key,
                 scope: scope,
-                location: record.location,
+                location: location,
                 recipe: recipe,
                 injector: injector,
                 hooks: hooks?.hooks as? LifecycleHooks<T>
@@ -218,6 +220,7 @@ public final class Binder {
     func finishedRecords() throws(ProvisionError) -> [Record] {
         if let error = errors.first { throw error }
         var seen: [BindingKey: SourceLocation] = [:]
+        seen.reserveCapacity(records.count)
         for record in records {
             guard record.makeNode != nil else {
                 throw ProvisionError.incompleteBinding(record.key, at: record.location)

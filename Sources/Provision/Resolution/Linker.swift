@@ -50,10 +50,10 @@ final class Linker {
         }
         let missingBefore = missing.count
         dependencyTraits.append(([], nil))
-        var plan = try node.recipe.link(self, node)
+        var plan = try node.link(self, node)
         let dependencies = dependencyTraits.removeLast()
         var traits = dependencies.traits
-        if node.recipe.isAsync { traits.insert(.needsAsync) }
+        if node.isAsync { traits.insert(.needsAsync) }
         switch node.scope.kind {
         case .transient:
             break

@@ -53,7 +53,21 @@ final class Node<T>: AnyNode {
     @usableFromInline let key: BindingKey
     @usableFromInline let scope: Scope
     @usableFromInline let location: SourceLocation
-    let recipe: Recipe<T>
+    // The recipe's parts, stored one by one rather than as a `Recipe<T>`: the compiler destroys a
+    // generic struct field through its metadata (a lookup per node when an injector is freed), but
+    // closures and concrete types directly.
+    /// Turns the recipe into the node's plan (see ``Recipe/link``).
+    let link: Recipe<T>.Link
+    /// Turns the recipe into the node's async plan, when it has an async form.
+    let asyncLink: Recipe<T>.AsyncLink?
+    /// The keys the recipe declares.
+    let dependencies: RecipeDependencies
+    /// For bindings with resolve-time arguments: their factory and signature.
+    let arguments: ArgumentInfo?
+    /// For delegating bindings: passes a request's arguments on to the target binding.
+    let forwarding: (any ArgumentForwarding)?
+    /// Whether the binding's own factory is async.
+    let isAsync: Bool
     /// When the node was created, relative to every other node: declaration order, for reports.
     @usableFromInline let declarationIndex = DeclarationOrder.next()
 
@@ -64,10 +78,10 @@ final class Node<T>: AnyNode {
     @usableFromInline unowned let injector: Injector
 
     /// The linked plan, published once. The pointer is retained by this node (released in `deinit`).
-    @usableFromInline let linkedPlan = Atomic<Unmanaged<Plan<T>>?>(nil)
+    @usableFromInline let linkedPlan = Atomic<UInt>(0)
 
     /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
-    let linkedAsyncPlan = Atomic<Unmanaged<AsyncPlan<T>>?>(nil)
+    let linkedAsyncPlan = Atomic<UInt>(0)
 
     /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
     private let storedTraits = Atomic<UInt8>(0)
@@ -77,7 +91,10 @@ final class Node<T>: AnyNode {
 
     /// The singleton instance, published once. Shared with the singleton plan, which reads it without
     /// touching the node.
-    @usableFromInline let cell: InstanceCell<T>
+    ///
+    /// Only singletons have one (instance bindings are singletons): a transient node allocates no cell,
+    /// and its requests skip the cell's cache line.
+    @usableFromInline let cell: InstanceCell<T>?
 
     init(
         key: BindingKey,
@@ -90,18 +107,30 @@ final class Node<T>: AnyNode {
         self.key = key
         self.scope = scope
         self.location = location
-        self.recipe = recipe
+        self.link = recipe.link
+        self.asyncLink = recipe.asyncLink
+        self.dependencies = recipe.dependencies
+        self.arguments = recipe.arguments
+        self.forwarding = recipe.forwarding
+        self.isAsync = recipe.isAsync
         self.injector = injector
         self.hooks = hooks
-        self.cell = InstanceCell(key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false)
-        if let value = recipe.instance {
-            cell.prebuild(value)
+        if scope.isSingleton || recipe.instance != nil {
+            let cell = InstanceCell<T>(
+                key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false)
+            if let instance = recipe.instance {
+                cell.prebuild(instance())
+            }
+            self.cell = cell
+        } else {
+            self.cell = nil
         }
     }
 
     deinit {
-        linkedPlan.load(ordering: .acquiring)?.release()
-        linkedAsyncPlan.load(ordering: .acquiring)?.release()
+        // Released as plain objects: naming `Plan<T>` here would cost a metadata lookup per node.
+        AtomicReference.release(linkedPlan)
+        AtomicReference.release(linkedAsyncPlan)
     }
 
     @usableFromInline var traits: NodeTraits {
@@ -114,7 +143,7 @@ final class Node<T>: AnyNode {
     }
 
     @usableFromInline var dependencyKeys: [BindingKey]? {
-        switch recipe.dependencies {
+        switch dependencies {
         case .known(let keys), .declared(let keys): keys
         case .deferred: []
         case .dynamic: nil
@@ -122,12 +151,12 @@ final class Node<T>: AnyNode {
     }
 
     @usableFromInline var isLinked: Bool {
-        linkedPlan.load(ordering: .acquiring) != nil
+        linkedPlan.load(ordering: .acquiring) != 0
     }
 
     /// The linked plan, if the node was linked already. No retain: the node keeps the plan alive.
     @inlinable var plan: Plan<T>? {
-        linkedPlan.load(ordering: .acquiring)?.takeUnretainedValue()
+        AtomicReference.load(linkedPlan, as: Plan<T>.self)?.takeUnretainedValue()
     }
 
     /// Links the node (and its static dependencies) and runs the plan: the first request's path.
@@ -138,7 +167,7 @@ final class Node<T>: AnyNode {
 
     /// Resolves through this node: the generic slow path, for lookups that missed the fast path.
     func resolve(_ context: ResolutionContext) throws(ProvisionError) -> T {
-        if let value = cell.value { return value }
+        if let value = cell?.value { return value }
         if let plan { return try plan.make(context) }
         return try linkAndMake(context)
     }
@@ -155,9 +184,8 @@ final class Node<T>: AnyNode {
 
     @usableFromInline
     func lifecycleActions() -> LifecycleActions? {
-        guard scope.isSingleton, cell.value != nil else { return nil }
+        guard scope.isSingleton, let cell, cell.value != nil else { return nil }
         // The actions read the instance from the cell: it is published and never changes.
-        let cell = self.cell
         if let hooks {
             return LifecycleActions(
                 key: key,
@@ -187,15 +215,9 @@ final class Node<T>: AnyNode {
     /// both compute a plan and the first to publish wins; the loser's plan is dropped.
     func publish(_ candidate: Plan<T>) -> Plan<T> {
         let retained = Unmanaged.passRetained(candidate)
-        let (exchanged, current) = linkedPlan.compareExchange(
-            expected: nil,
-            desired: retained,
-            ordering: .acquiringAndReleasing
-        )
-        if exchanged { return candidate }
-        retained.release()
-        // `current` is non-nil: the exchange failed because another plan was published.
-        return current?.takeUnretainedValue() ?? candidate
+        let (published, current) = AtomicReference.publishOnce(linkedPlan, retained)
+        if !published { retained.release() }
+        return current.takeUnretainedValue()
     }
 
     /// The plan of a constructor binding: property injection (when `T` wants it), then the scope.
@@ -216,10 +238,9 @@ final class Node<T>: AnyNode {
     func scoped(_ inner: Plan<T>) -> Plan<T> {
         let inner = observing(inner)
         if scope.isScoped { return perScope(inner) }
-        guard scope.isSingleton, !cell.isPrebuilt else { return inner }
+        guard scope.isSingleton, let cell, !cell.isPrebuilt else { return inner }
         // The plan holds the cell, not the node: the node owns the plan, so capturing the node
         // would be a retain cycle.
-        let cell = self.cell
         return Plan { context throws(ProvisionError) in
             if let value = cell.value {
                 return value

@@ -8,20 +8,8 @@
 /// compiled fully specialized, without generic metadata lookups.
 @usableFromInline
 struct Recipe<T> {
-    @usableFromInline
-    enum Dependencies: Sendable {
-        /// The binding's dependencies are known from its signature.
-        case known([BindingKey])
-        /// The binding is a closure that calls the resolver itself: its dependencies are only known
-        /// when it runs.
-        case dynamic
-        /// The binding is a closure that declared the keys it resolves (`to(dependencies:_:)`): checked
-        /// by validation and drawn in diagrams, but not linked (the closure resolves them itself).
-        case declared([BindingKey])
-        /// The binding hands out a handle (`Provider`, `Lazy`) that resolves these keys later, on demand:
-        /// an edge that doesn't take part in construction, so it may close a cycle.
-        case deferred([BindingKey])
-    }
+    /// What a binding depends on (see ``RecipeDependencies``).
+    @usableFromInline typealias Dependencies = RecipeDependencies
 
     /// Turns the recipe into the node's plan, linking the dependencies through `linker` and applying the
     /// node's scope.
@@ -29,8 +17,9 @@ struct Recipe<T> {
 
     @usableFromInline let dependencies: Dependencies
     @usableFromInline let link: Link
-    /// For instance bindings: the value, already built.
-    @usableFromInline let instance: T?
+    /// For instance bindings: returns the value, already built. A closure rather than a `T?`, so that
+    /// the recipe's layout doesn't depend on `T` (see ``AtomicReference`` for why that matters).
+    @usableFromInline let instance: (@Sendable () -> T)?
     /// For bindings with resolve-time arguments: their factory and signature.
     @usableFromInline var arguments: ArgumentInfo?
     /// For delegating bindings: passes a request's arguments on to the target binding.
@@ -45,7 +34,7 @@ struct Recipe<T> {
     @usableFromInline typealias AsyncLink = @Sendable (AsyncLinker, Node<T>) throws(ProvisionError) -> AsyncPlan<T>
 
     @inlinable
-    init(dependencies: Dependencies, link: @escaping Link, instance: T?) {
+    init(dependencies: Dependencies, link: @escaping Link, instance: (@Sendable () -> T)?) {
         self.dependencies = dependencies
         self.link = link
         self.instance = instance
@@ -57,7 +46,7 @@ struct Recipe<T> {
 extension Recipe where T: Sendable {
     @inlinable
     static func instance(_ value: T) -> Recipe {
-        Recipe(dependencies: .known([]), link: { _, _ in Plan { _ in value } }, instance: value)
+        Recipe(dependencies: .known([]), link: { _, _ in Plan { _ in value } }, instance: { value })
     }
 }
 
@@ -119,4 +108,21 @@ extension Recipe {
             instance: nil
         )
     }
+}
+
+/// What a binding depends on, as its recipe declares it. Not nested in ``Recipe`` on purpose: a type
+/// nested in a generic type is generic itself, and would make the recipe's layout depend on `T`.
+@usableFromInline
+enum RecipeDependencies: Sendable {
+    /// The binding's dependencies are known from its signature.
+    case known([BindingKey])
+    /// The binding is a closure that calls the resolver itself: its dependencies are only known
+    /// when it runs.
+    case dynamic
+    /// The binding is a closure that declared the keys it resolves (`to(dependencies:_:)`): checked
+    /// by validation and drawn in diagrams, but not linked (the closure resolves them itself).
+    case declared([BindingKey])
+    /// The binding hands out a handle (`Provider`, `Lazy`) that resolves these keys later, on demand:
+    /// an edge that doesn't take part in construction, so it may close a cycle.
+    case deferred([BindingKey])
 }

@@ -32,10 +32,21 @@ protocol ShapedRecipe {
 
 extension Recipe: ShapedRecipe {
     var shape: BindingShape {
-        if instance != nil {
+        BindingShape(dependencies: dependencies, isInstance: instance != nil, hasArguments: arguments != nil)
+    }
+}
+
+extension BindingShape {
+    /// The shape of a recipe with these parts.
+    init(dependencies: RecipeDependencies, isInstance: Bool, hasArguments: Bool) {
+        self = BindingShape.of(dependencies: dependencies, isInstance: isInstance, hasArguments: hasArguments)
+    }
+
+    private static func of(dependencies: RecipeDependencies, isInstance: Bool, hasArguments: Bool) -> BindingShape {
+        if isInstance {
             return BindingShape(kind: .instance, dependencies: .construction([]))
         }
-        let closureKind: DependencyGraph.Vertex.Kind = arguments == nil ? .closure : .arguments
+        let closureKind: DependencyGraph.Vertex.Kind = hasArguments ? .arguments : .closure
         switch dependencies {
         case .known(let keys):
             let isCollection = !keys.isEmpty && keys.allSatisfy(Binder.isElementKey)
@@ -56,7 +67,9 @@ protocol DescribedNode: AnyNode {
 }
 
 extension Node: DescribedNode {
-    var shape: BindingShape { recipe.shape }
+    var shape: BindingShape {
+        BindingShape(dependencies: dependencies, isInstance: cell?.isPrebuilt == true, hasArguments: arguments != nil)
+    }
 }
 
 /// An ``Injection`` whose type is not known statically (found through an `Injectable` metatype).

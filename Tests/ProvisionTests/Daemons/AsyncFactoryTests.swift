@@ -44,9 +44,10 @@ struct AsyncFactoryTests {
             }
         )
         let node = try #require(injector.lookup(BindingKey(AsyncDatabase.self), as: AsyncDatabase.self))
+        let cell = try #require(node.cell)
         let stripe = injector.registry.stripe(for: BindingKey(AsyncDatabase.self))
         let suspended = {
-            stripe.withState { $0.gates[ObjectIdentifier(node.cell)]?.suspended.count ?? 0 }
+            stripe.withState { $0.gates[ObjectIdentifier(cell)]?.suspended.count ?? 0 }
         }
         let ids = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<1_000 {
