@@ -85,23 +85,23 @@ final class Registry {
     /// Adds `nodes`, whose keys are distinct. Throws `duplicateBinding`, adding nothing, when one of
     /// the keys is bound already.
     func install(_ nodes: [any AnyNode]) throws(ProvisionError) {
-        var byStripe: [Int: [any AnyNode]] = [:]
+        var byStripe = [[any AnyNode]](repeating: [], count: stripes.count)
         for node in nodes {
-            byStripe[stripeIndex(for: node.key), default: []].append(node)
+            byStripe[stripeIndex(for: node.key)].append(node)
         }
-        let order = byStripe.keys.sorted()
+        let order = byStripe.indices.filter { !byStripe[$0].isEmpty }
         try installLocked(order[...], byStripe)
     }
 
     /// Locks the stripes in `order` one inside the other (ascending), then checks and publishes.
     private func installLocked(
         _ order: ArraySlice<Int>,
-        _ byStripe: [Int: [any AnyNode]]
+        _ byStripe: [[any AnyNode]]
     ) throws(ProvisionError) {
         guard let index = order.first else { return }
         let stripe = stripes[index]
         try stripe.withState { state throws(ProvisionError) in
-            let added = byStripe[index] ?? []
+            let added = byStripe[index]
             // One hash per key: insert into a copy, and find a duplicate by what the insert replaced.
             var table = state.current.nodes
             table.reserveCapacity(table.count + added.count)

@@ -74,24 +74,21 @@ public final class Injector: Sendable {
             configuredModules.append(try configured(module))
         }
         let bindingCount = configuredModules.reduce(0) { $0 + $1.0.count }
-        var merged: [BindingKey: any AnyNode] = [:]
-        merged.reserveCapacity(bindingCount)
-        var order: [BindingKey] = []
-        order.reserveCapacity(bindingCount)
+        // A later module's binding replaces an earlier one's; within one module a key is bound once
+        // (`finishedRecords` checked it), so one module needs no table of positions.
+        var nodes = ModuleNodes(capacity: bindingCount, replacesKeys: configuredModules.count > 1)
         var allRecords: [Binder.Record] = []
         allRecords.reserveCapacity(bindingCount)
         var eager: [Binder.EagerKey] = []
         for (records, eagerKeys) in configuredModules {
             allRecords += records
             eager += eagerKeys
-            for node in nodes(of: records) where merged.updateValue(node, forKey: node.key) == nil {
-                order.append(node.key)
+            for record in records {
+                if let node = record.makeNode?(self, record.scope, record.hooks) { nodes.add(node) }
             }
         }
         for collection in Injector.collections(of: allRecords, injector: self) {
-            if merged.updateValue(collection, forKey: collection.key) == nil {
-                order.append(collection.key)
-            } else {
+            guard nodes.addNew(collection) else {
                 throw ProvisionError.duplicateBinding(
                     collection.key,
                     at: collection.location,
@@ -99,7 +96,7 @@ public final class Injector: Sendable {
                 )
             }
         }
-        try registry.install(order.compactMap { merged[$0] })
+        try registry.install(nodes.nodes)
         let eagerKeys = eager + allRecords.filter(\.isEager).map(Injector.eagerKey(of:))
         if configuration.validatesOnCreation {
             try validateOnCreation(eager: eagerKeys.map { ($0.key, $0.location) })
