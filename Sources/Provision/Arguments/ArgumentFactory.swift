@@ -68,7 +68,7 @@ final class ArgumentFactory<T, each Argument>: Sendable {
 @usableFromInline
 struct ArgumentInfo: Sendable {
     /// The `ArgumentFactory` the binding was declared with.
-    let factory: any Sendable & AnyObject
+    @usableFromInline let factory: any Sendable & AnyObject
     /// The declared argument types in Swift syntax.
     let signature: String
     let hasDefaults: Bool

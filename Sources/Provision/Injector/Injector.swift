@@ -77,17 +77,24 @@ public final class Injector: Sendable {
         // A later module's binding replaces an earlier one's; within one module a key is bound once
         // (`finishedRecords` checked it), so one module needs no table of positions.
         var nodes = ModuleNodes(capacity: bindingCount, replacesKeys: configuredModules.count > 1)
-        var allRecords: [Binder.Record] = []
-        allRecords.reserveCapacity(bindingCount)
         var eager: [Binder.EagerKey] = []
         for (records, eagerKeys) in configuredModules {
-            allRecords += records
             eager += eagerKeys
-            for record in records {
-                if let node = record.makeNode?(self, record.scope, record.hooks) { nodes.add(node) }
+            // Indexed, not iterated: reading the fields doesn't copy each whole record.
+            for index in records.indices {
+                if let node = records[index].makeNode?(
+                    records[index].key,
+                    records[index].location,
+                    self,
+                    records[index].scope,
+                    records[index].hooks
+                ) {
+                    nodes.add(node)
+                }
             }
         }
-        for collection in Injector.collections(of: allRecords, injector: self) {
+        let moduleRecords = configuredModules.map(\.0)
+        for collection in Injector.collections(of: moduleRecords, injector: self) {
             guard nodes.addNew(collection) else {
                 throw ProvisionError.duplicateBinding(
                     collection.key,
@@ -97,7 +104,12 @@ public final class Injector: Sendable {
             }
         }
         try registry.install(nodes.nodes)
-        let eagerKeys = eager + allRecords.filter(\.isEager).map(Injector.eagerKey(of:))
+        var eagerKeys = eager
+        for records in moduleRecords {
+            for index in records.indices where records[index].isEager {
+                eagerKeys.append(Injector.eagerKey(of: records[index]))
+            }
+        }
         if configuration.validatesOnCreation {
             try validateOnCreation(eager: eagerKeys.map { ($0.key, $0.location) })
         }
@@ -161,7 +173,7 @@ public final class Injector: Sendable {
     }
 
     private func nodes(of records: [Binder.Record]) -> [any AnyNode] {
-        records.compactMap { record in record.makeNode?(self, record.scope, record.hooks) }
+        records.compactMap { record in record.makeNode?(record.key, record.location, self, record.scope, record.hooks) }
     }
 
     /// The eager key of a binding made with `asEagerSingleton()`: a node of this injector's modules.

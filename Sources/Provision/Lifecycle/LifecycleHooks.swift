@@ -1,4 +1,5 @@
 /// The start and stop hooks declared on one binding (``LifecycleBuilder``).
+@usableFromInline
 struct LifecycleHooks<T>: Sendable {
     typealias Hook = @Sendable (T) async throws -> Void
 
@@ -7,8 +8,9 @@ struct LifecycleHooks<T>: Sendable {
 }
 
 /// A binding's hooks, type-erased while the binder records them.
+@usableFromInline
 final class AnyLifecycleHooks {
-    var hooks: Any
+    @usableFromInline var hooks: Any
 
     init(_ hooks: Any) {
         self.hooks = hooks

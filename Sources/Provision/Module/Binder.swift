@@ -24,7 +24,7 @@ public final class Binder {
         let location: SourceLocation
         var scope: Scope = .transient
         /// Creates the binding's node in an injector; `nil` until the binding gets a target.
-        var makeNode: ((Injector, Scope, AnyLifecycleHooks?) -> any AnyNode)?
+        var makeNode: NodeFactory?
         /// Start and stop hooks declared on the binding (a `LifecycleHooks<T>`).
         var hooks: AnyLifecycleHooks?
         /// For bindings with arguments, the factory, so that `defaults(...)` can extend it.
@@ -165,13 +165,17 @@ public final class Binder {
         key.name?.hasPrefix(elementNamePrefix) == true
     }
 
+    /// Makes a binding's node: from its key, location, injector, scope and lifecycle hooks.
     @usableFromInline
+    typealias NodeFactory = (BindingKey, SourceLocation, Injector, Scope, AnyLifecycleHooks?) -> any AnyNode
+
+    /// Gives the binding at `index` its recipe.
+    ///
+    /// Inlinable so that the node factory is specialized where the binding is declared: creating the
+    /// injector then allocates each `Node<T>` without a run-time generic-metadata lookup.
+    @inlinable
     func setRecipe<T>(_ recipe: Recipe<T>, at index: Int) {
-        // The closure captures the key and location only, not a copy of the whole record.
-        let key = records[index].key
-        let location = records[index].location
-        records[index].argumentFactory = recipe.arguments?.factory
-        records[index].makeNode = { injector, scope, hooks in
+        setNodeFactory(at: index, argumentFactory: recipe.arguments?.factory) { key, location, injector, scope, hooks in
             Node(
                 key: key,
                 scope: scope,
@@ -181,6 +185,13 @@ public final class Binder {
                 hooks: hooks?.hooks as? LifecycleHooks<T>
             )
         }
+    }
+
+    @usableFromInline
+    func setNodeFactory(at index: Int, argumentFactory: (any Sendable & AnyObject)?, _ makeNode: @escaping NodeFactory)
+    {
+        records[index].argumentFactory = argumentFactory
+        records[index].makeNode = makeNode
     }
 
     /// The argument factory recorded at `index`, if the binding there has one of that type.
@@ -221,20 +232,22 @@ public final class Binder {
         if let error = errors.first { throw error }
         var seen: [BindingKey: SourceLocation] = [:]
         seen.reserveCapacity(records.count)
-        for record in records {
-            guard record.makeNode != nil else {
-                throw ProvisionError.incompleteBinding(record.key, at: record.location)
+        // Indexed, not iterated: reading a field doesn't copy the whole record.
+        for index in records.indices {
+            let key = records[index].key
+            let location = records[index].location
+            guard records[index].makeNode != nil else {
+                throw ProvisionError.incompleteBinding(key, at: location)
             }
-            if let first = seen[record.key] {
+            if let first = seen.updateValue(location, forKey: key) {
                 throw ProvisionError.duplicateBinding(
-                    record.key,
-                    at: record.location,
-                    reason: "the same module binds it at \(first) and at \(record.location)"
+                    key,
+                    at: location,
+                    reason: "the same module binds it at \(first) and at \(location)"
                 )
             }
-            seen[record.key] = record.location
-            if record.hooks != nil, !record.scope.isSingleton {
-                throw ProvisionError.hooksNotSingleton(record.key, scope: record.scope, at: record.location)
+            if records[index].hooks != nil, !records[index].scope.isSingleton {
+                throw ProvisionError.hooksNotSingleton(key, scope: records[index].scope, at: location)
             }
         }
         return records

@@ -46,22 +46,27 @@ extension Injector {
     }
 
     /// Groups multibinding elements into one collection node per collection key, elements in order.
-    static func collections(of records: [Binder.Record], injector: Injector) -> [any AnyNode] {
+    ///
+    /// - Parameter modules: Each module's records, in module order.
+    static func collections(of modules: [[Binder.Record]], injector: Injector) -> [any AnyNode] {
         var order: [BindingKey] = []
         var elements: [BindingKey: [BindingKey]] = [:]
-        var first: [BindingKey: Binder.Record] = [:]
-        for record in records {
-            guard let multibinding = record.multibinding else { continue }
-            let key = multibinding.collectionKey
-            if elements[key] == nil {
-                order.append(key)
-                first[key] = record
+        var first: [BindingKey: (Binder.Multibinding, SourceLocation)] = [:]
+        for records in modules {
+            // Indexed, not iterated: reading one field doesn't copy the whole record.
+            for index in records.indices {
+                guard let multibinding = records[index].multibinding else { continue }
+                let key = multibinding.collectionKey
+                if elements[key] == nil {
+                    order.append(key)
+                    first[key] = (multibinding, records[index].location)
+                }
+                elements[key, default: []].append(records[index].key)
             }
-            elements[key, default: []].append(record.key)
         }
         return order.compactMap { key in
-            guard let record = first[key], let multibinding = record.multibinding else { return nil }
-            return multibinding.makeCollection(elements[key] ?? [], record.location, injector)
+            guard let (multibinding, location) = first[key] else { return nil }
+            return multibinding.makeCollection(elements[key] ?? [], location, injector)
         }
     }
 }

@@ -96,6 +96,7 @@ final class Node<T>: AnyNode {
     /// and its requests skip the cell's cache line.
     @usableFromInline let cell: InstanceCell<T>?
 
+    @usableFromInline
     init(
         key: BindingKey,
         scope: Scope,
