@@ -65,11 +65,13 @@ final class Registry {
     func installIfAbsent(_ node: any AnyNode) -> any AnyNode {
         let stripe = self.stripe(for: node.key)
         return stripe.withState { state in
-            if let existing = state.current.nodes[node.key] { return existing }
-            var table = state.current.nodes
-            table[node.key] = node
-            stripe.publish(table, in: &state)
-            return node
+            switch state.current.adding([node]) {
+            case .success(let table):
+                stripe.publish(table, in: &state)
+                return node
+            case .failure(let duplicate):
+                return duplicate.first
+            }
         }
     }
 
@@ -78,7 +80,7 @@ final class Registry {
     /// requests still running on them.
     func close() {
         for stripe in stripes {
-            stripe.withState { state in stripe.publish([:], in: &state) }
+            stripe.withState { state in stripe.publish(Snapshot(), in: &state) }
         }
     }
 
@@ -101,18 +103,21 @@ final class Registry {
         guard let index = order.first else { return }
         let stripe = stripes[index]
         try stripe.withState { state throws(ProvisionError) in
-            let added = byStripe[index]
-            // One hash per key: insert into a copy, and find a duplicate by what the insert replaced.
-            var table = state.current.nodes
-            table.reserveCapacity(table.count + added.count)
-            for node in added {
-                if let existing = table.updateValue(node, forKey: node.key) {
-                    throw ProvisionError.duplicateBinding(
-                        node.key,
-                        at: node.location,
-                        reason: "the injector already has a binding declared at \(existing.location)"
-                    )
-                }
+            // Building the new table finds a key bound twice.
+            let table: Snapshot
+            switch state.current.adding(byStripe[index]) {
+            case .success(let built):
+                table = built
+            case .failure(let duplicate):
+                let first = duplicate.first.location
+                let second = duplicate.second.location
+                throw ProvisionError.duplicateBinding(
+                    duplicate.second.key,
+                    at: second,
+                    reason: duplicate.firstWasInstalled
+                        ? "the injector already has a binding declared at \(first)"
+                        : "the same module binds it at \(first) and at \(second)"
+                )
             }
             // Check the remaining stripes (and publish them) before publishing this one, so a failure
             // anywhere leaves every stripe unchanged.

@@ -30,7 +30,7 @@ final class RegistryStripe: Sendable {
     @usableFromInline let published: Atomic<Unmanaged<Snapshot>>
 
     init() {
-        let empty = Snapshot(nodes: [:])
+        let empty = Snapshot()
         self.state = Locked(State(current: empty))
         self.published = Atomic(Unmanaged.passUnretained(empty))
     }
@@ -44,12 +44,12 @@ final class RegistryStripe: Sendable {
 
     /// The node bound to `key` in this stripe, retained.
     func retainedNode(for key: BindingKey) -> (any AnyNode)? {
-        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes[key] }
+        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.retainedNode(for: key) }
     }
 
     /// Every node in this stripe.
     var nodes: [any AnyNode] {
-        Array(published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes.values })
+        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes }
     }
 
     /// Runs `body` with the stripe's state locked. `body` must not run user code or block.
@@ -58,8 +58,7 @@ final class RegistryStripe: Sendable {
     }
 
     /// Publishes a new table for this stripe. Call with the state locked (from `withState`).
-    func publish(_ nodes: [BindingKey: any AnyNode], in state: inout State) {
-        let snapshot = Snapshot(nodes: nodes)
+    func publish(_ snapshot: Snapshot, in state: inout State) {
         state.retired.append(state.current)
         state.current = snapshot
         published.store(Unmanaged.passUnretained(snapshot), ordering: .releasing)

@@ -3,48 +3,77 @@
 /// Lookups are the first step of every top-level request, so the table avoids `Dictionary`'s costs:
 /// the hash of an unnamed key is one multiplication of the type's identity (named keys add the name's
 /// hash), probing compares machine words, and the node is returned unretained (the snapshot keeps it
-/// alive). It is an open-addressing table at most half full, with linear probing.
+/// alive). It is an open-addressing table at most half full, with linear probing, whose slots hold the
+/// key's identity, the node and the key's name side by side: a probe reads one cache line.
+///
+/// Writers don't edit a snapshot: they build a new one from ``nodes`` and the added nodes (see
+/// ``adding(_:)``), which also finds keys bound twice.
 @usableFromInline
 final class Snapshot {
-    /// The same bindings as a dictionary, for writers that copy and extend the table.
-    let nodes: [BindingKey: any AnyNode]
+    /// One slot of the table; empty when `id == 0`.
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var id: UInt
+        @usableFromInline var node: Unmanaged<AnyObject>?
+        @usableFromInline var name: String?
+    }
+
+    /// The bindings, in the order they were added: they keep the nodes alive, and list them.
+    let nodes: [any AnyNode]
 
     @usableFromInline let mask: Int
     @usableFromInline let shift: UInt
-    /// Slot `i` is empty when `ids[i] == 0`.
-    @usableFromInline let ids: UnsafeMutablePointer<UInt>
-    @usableFromInline let names: UnsafeMutablePointer<String?>
-    @usableFromInline let entries: UnsafeMutablePointer<Unmanaged<AnyObject>?>
+    @usableFromInline let slots: UnsafeMutablePointer<Slot>
 
-    init(nodes: [BindingKey: any AnyNode]) {
+    /// An empty table.
+    convenience init() {
+        // An empty table has no duplicates.
+        self.init(uncheckedNodes: [])
+    }
+
+    /// A table of `nodes`, whose keys must be distinct (see ``adding(_:)``).
+    private init(uncheckedNodes nodes: [any AnyNode]) {
         self.nodes = nodes
         var capacity = 4
         while capacity < nodes.count * 2 { capacity <<= 1 }
-        let mask = capacity - 1
-        let shift = UInt(64 - capacity.trailingZeroBitCount)
-        self.mask = mask
-        self.shift = shift
-        ids = .allocate(capacity: capacity)
-        ids.initialize(repeating: 0, count: capacity)
-        names = .allocate(capacity: capacity)
-        names.initialize(repeating: nil, count: capacity)
-        entries = .allocate(capacity: capacity)
-        entries.initialize(repeating: nil, count: capacity)
-        for (key, node) in nodes {
-            var index = Snapshot.slot(for: key, shift: shift)
-            while ids[index] != 0 { index = (index &+ 1) & mask }
-            ids[index] = UInt(bitPattern: key.id)
-            names[index] = key.name
-            entries[index] = Unmanaged.passUnretained(node)
+        mask = capacity - 1
+        shift = UInt(64 - capacity.trailingZeroBitCount)
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: Slot(id: 0, node: nil, name: nil), count: capacity)
+    }
+
+    /// A new table with this one's bindings and `added`, or the two nodes bound to one key when a key
+    /// is bound twice (the first of them already in the table, or added earlier in `added`).
+    func adding(_ added: [any AnyNode]) -> Result<Snapshot, Duplicate> {
+        let table = Snapshot(uncheckedNodes: nodes + added)
+        for (index, node) in table.nodes.enumerated() {
+            let key = node.key
+            var slot = Snapshot.slot(for: key, shift: table.shift)
+            while table.slots[slot].id != 0 {
+                if table.slots[slot].id == UInt(bitPattern: key.id) && table.slots[slot].name == key.name {
+                    let first = table.nodes[..<index].firstIndex { $0.key == key } ?? index
+                    return .failure(
+                        Duplicate(first: table.nodes[first], second: node, firstWasInstalled: first < nodes.count)
+                    )
+                }
+                slot = (slot &+ 1) & table.mask
+            }
+            table.slots[slot] = Slot(id: UInt(bitPattern: key.id), node: Unmanaged.passUnretained(node), name: key.name)
         }
+        return .success(table)
+    }
+
+    /// Two nodes bound to one key.
+    struct Duplicate: Error {
+        let first: any AnyNode
+        let second: any AnyNode
+        /// Whether the first was in the table already (rather than added with the second).
+        let firstWasInstalled: Bool
     }
 
     deinit {
-        let capacity = mask + 1
-        ids.deallocate()
-        names.deinitialize(count: capacity)
-        names.deallocate()
-        entries.deallocate()
+        slots.deinitialize(count: mask + 1)
+        slots.deallocate()
     }
 
     /// The first slot to probe for `key`: the top bits of a multiplicative hash.
@@ -68,14 +97,20 @@ final class Snapshot {
         let id = UInt(bitPattern: key.id)
         var index = Snapshot.slot(for: key, shift: shift)
         while true {
-            let candidate = ids[index]
+            let candidate = slots[index].id
             if candidate == 0 { return nil }
-            if candidate == id && names[index] == key.name { return entries[index] }
+            if candidate == id && slots[index].name == key.name { return slots[index].node }
             index = (index &+ 1) & mask
         }
     }
+
+    /// The node bound to `key`, retained.
+    func retainedNode(for key: BindingKey) -> (any AnyNode)? {
+        // Every node in the table is a `Node<T>`, which conforms to AnyNode.
+        node(for: key)?.takeUnretainedValue() as? any AnyNode
+    }
 }
 
-// The table's storage is written only in `init`, before the snapshot is published to other threads
-// (through an atomic store with release ordering), and never written again.
+// The table's storage is written only in `adding(_:)`, before the snapshot is published to other
+// threads (through an atomic store with release ordering), and never written again.
 extension Snapshot: @unchecked Sendable {}

@@ -71,11 +71,11 @@ public final class Injector: Sendable {
 
         var configuredModules: [([Binder.Record], [Binder.EagerKey])] = []
         for module in modules {
-            configuredModules.append(try configured(module))
+            configuredModules.append(try configured(module, checkingDuplicates: modules.count > 1))
         }
         let bindingCount = configuredModules.reduce(0) { $0 + $1.0.count }
         // A later module's binding replaces an earlier one's; within one module a key is bound once
-        // (`finishedRecords` checked it), so one module needs no table of positions.
+        // (the registry finds a key bound twice), so one module needs no table of positions.
         var nodes = ModuleNodes(capacity: bindingCount, replacesKeys: configuredModules.count > 1)
         var eager: [Binder.EagerKey] = []
         for (records, eagerKeys) in configuredModules {
@@ -162,14 +162,16 @@ public final class Injector: Sendable {
         registry.nodes.map(\.key).filter { !Binder.isElementKey($0) }
     }
 
-    private func configured(_ module: any Module) throws(ProvisionError) -> ([Binder.Record], [Binder.EagerKey]) {
+    private func configured(_ module: any Module, checkingDuplicates: Bool = false) throws(ProvisionError) -> (
+        [Binder.Record], [Binder.EagerKey]
+    ) {
         let binder = Binder()
         do {
             try module.configure(binder)
         } catch {
             throw ProvisionError.configurationFailed(module, cause: error)
         }
-        return (try binder.finishedRecords(), binder.eagerKeys)
+        return (try binder.finishedRecords(checkingDuplicates: checkingDuplicates), binder.eagerKeys)
     }
 
     private func nodes(of records: [Binder.Record]) -> [any AnyNode] {

@@ -227,11 +227,14 @@ public final class Binder {
         records[index].key
     }
 
-    /// The finished bindings, checked: every `bind` got a target and no key is bound twice.
-    func finishedRecords() throws(ProvisionError) -> [Record] {
+    /// The finished bindings, checked: every `bind` got a target and, when `checkingDuplicates`, no key
+    /// is bound twice. (The registry finds a key bound twice when it installs the bindings of one
+    /// module; an injector of several modules, where a later module replaces an earlier one's keys,
+    /// checks here.)
+    func finishedRecords(checkingDuplicates: Bool) throws(ProvisionError) -> [Record] {
         if let error = errors.first { throw error }
         var seen: [BindingKey: SourceLocation] = [:]
-        seen.reserveCapacity(records.count)
+        if checkingDuplicates { seen.reserveCapacity(records.count) }
         // Indexed, not iterated: reading a field doesn't copy the whole record.
         for index in records.indices {
             let key = records[index].key
@@ -239,7 +242,7 @@ public final class Binder {
             guard records[index].makeNode != nil else {
                 throw ProvisionError.incompleteBinding(key, at: location)
             }
-            if let first = seen.updateValue(location, forKey: key) {
+            if checkingDuplicates, let first = seen.updateValue(location, forKey: key) {
                 throw ProvisionError.duplicateBinding(
                     key,
                     at: location,
