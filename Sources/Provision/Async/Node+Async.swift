@@ -32,6 +32,7 @@ extension Node {
     /// suspending while another request builds it.
     @usableFromInline
     func scopedAsync(_ inner: AsyncPlan<T>) -> AsyncPlan<T> {
+        let inner = observingAsync(inner)
         switch scope.kind {
         case .transient:
             return inner

@@ -212,3 +212,35 @@ extension ProvisionError {
     /// Matches any `requiresAsync` error in `#expect(throws:)`.
     static let requiresAsyncError = ProvisionError.requiresAsync(BindingKey(Void.self), dependency: nil, path: [])
 }
+
+@Suite("Async factories: observation")
+struct AsyncObservationTests {
+    @Test("an observer sees async builds like synchronous ones: built, failed, once per singleton")
+    func observerSeesAsyncBuilds() async throws {
+        let observer = RecordingObserver()
+        let runs = Counter()
+        let injector = try Injector(
+            modules: [
+                TestModule { binder in
+                    binder.bind(AsyncDatabase.self).to { _ async throws in
+                        if runs.increment() == 1 { throw ExpectedFailure(id: 9) }
+                        return AsyncDatabase(id: 1)
+                    }.in(.singleton)
+                    binder.bind(AsyncRepository.self).to(AsyncRepository.init(database:))
+                }
+            ],
+            configuration: Injector.Configuration(observer: observer)
+        )
+        await #expect(throws: ProvisionError.self) { try await injector.get(AsyncRepository.self) }
+        _ = try await injector.get(AsyncRepository.self)
+        _ = try await injector.get(AsyncRepository.self)
+        // The failure is reported where it happened and by the binding it failed, as for synchronous
+        // builds; the singleton is then built once and served from its cell.
+        #expect(
+            observer.lines() == [
+                "failed AsyncDatabase", "failed AsyncRepository",
+                "built AsyncDatabase", "built AsyncRepository", "built AsyncRepository",
+            ]
+        )
+    }
+}
