@@ -14,14 +14,14 @@ extension Node {
         let scope = self.scope
         return Plan { context throws(ProvisionError) in
             let started = ContinuousClock.now
-            let result: Result<T, ProvisionError>
             do throws(ProvisionError) {
-                result = .success(try plan.make(context))
+                let value = try plan.make(context)
+                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: nil))
+                return value
             } catch {
-                result = .failure(error)
+                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: error))
+                throw error
             }
-            observer.receive(Node.event(for: result, key: key, scope: scope, since: started))
-            return try result.get()
         }
     }
 
@@ -32,31 +32,32 @@ extension Node {
         let scope = self.scope
         return AsyncPlan { context throws(ProvisionError) in
             let started = ContinuousClock.now
-            let result: Result<T, ProvisionError>
             do throws(ProvisionError) {
-                result = .success(try await plan.make(context))
+                let value = try await plan.make(context)
+                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: nil))
+                return value
             } catch {
-                result = .failure(error)
+                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: error))
+                throw error
             }
-            observer.receive(Node.event(for: result, key: key, scope: scope, since: started))
-            return try result.get()
         }
     }
+}
 
-    /// The event for one build: `built`, or `failed` with its error.
+extension ResolutionEvent {
+    /// The event for one build: `built`, or `failed` with its error. Not generic, so that the
+    /// specialized plans calling it pay no metadata lookup.
     @usableFromInline
-    static func event(
-        for result: Result<T, ProvisionError>,
-        key: BindingKey,
+    static func build(
+        of key: BindingKey,
         scope: Scope,
-        since started: ContinuousClock.Instant
+        since started: ContinuousClock.Instant,
+        failure: ProvisionError?
     ) -> ResolutionEvent {
         let elapsed = started.duration(to: ContinuousClock.now)
-        switch result {
-        case .success:
+        guard let failure else {
             return ResolutionEvent(kind: .built, key: key, scope: scope, duration: elapsed)
-        case .failure(let error):
-            return ResolutionEvent(kind: .failed, key: key, scope: scope, duration: elapsed, error: error)
         }
+        return ResolutionEvent(kind: .failed, key: key, scope: scope, duration: elapsed, error: failure)
     }
 }
