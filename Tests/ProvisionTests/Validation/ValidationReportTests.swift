@@ -86,7 +86,7 @@ struct ValidationReportTests {
         #expect(hints["ambiguous multibinding"]?.contains("named: \"extra\"") == true)
     }
 
-    @Test("validating the benchmark-sized graph of 10,000 bindings stays well under 50 ms")
+    @Test("validating the benchmark-sized graph of 10,000 bindings reports it valid, with every binding counted")
     func largeGraph() throws {
         let injector = try Injector(
             TestModule { binder in
@@ -98,12 +98,10 @@ struct ValidationReportTests {
                 }
             }
         )
-        let clock = ContinuousClock()
-        var report: ValidationReport?
-        let elapsed = clock.measure { report = injector.validationReport() }
-        #expect(report?.isValid == true)
-        #expect(report?.bindingCount == 10_000)
-        // A debug build, on a shared machine: the release figure is in di-bench ("validate, 10k bindings").
-        #expect(elapsed < .seconds(2))
+        let report = injector.validationReport()
+        #expect(report.isValid)
+        #expect(report.bindingCount == 10_000)
+        // Its speed is measured in di-bench ("validate, 10k bindings"), not here: a time limit in a unit
+        // test fails on a busy machine or under a sanitizer without telling anything about the code.
     }
 }
