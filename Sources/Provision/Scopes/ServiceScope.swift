@@ -25,15 +25,10 @@ public final class ServiceScope: Sendable {
     public let injector: Injector
 
     private struct State: Sendable {
-        /// The cell of each scoped binding built (or being built) in this scope, by node.
-        var cells: [ObjectIdentifier: AnyCell] = [:]
+        /// The cell of each scoped binding built (or being built) in this scope, by node: always an
+        /// `InstanceCell<T>` for the `T` of the node it is stored under (see `cell(for:)`).
+        var cells: [ObjectIdentifier: any AnyObject & Sendable] = [:]
         var isClosed = false
-    }
-
-    /// A cell of any type, for the table.
-    private struct AnyCell: @unchecked Sendable {
-        // Always an `InstanceCell<T>` for the `T` of the node it is stored under (see `cell(for:)`).
-        let cell: AnyObject
     }
 
     /// Protects the cell table and the closed flag; held for a table lookup or insert only, never while
@@ -140,9 +135,9 @@ public final class ServiceScope: Sendable {
     ) throws(ProvisionError) -> InstanceCell<T> {
         let found = state.withLock { state -> AnyObject? in
             guard !state.isClosed else { return nil }
-            if let existing = state.cells[id] { return existing.cell }
+            if let existing = state.cells[id] { return existing }
             let cell = InstanceCell<T>(key: key, injector: injector, recorder: recorder, isScoped: true)
-            state.cells[id] = AnyCell(cell: cell)
+            state.cells[id] = cell
             return cell
         }
         guard let found else { throw ProvisionError.outsideScope(key, closed: true) }
