@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
+# the documentation (DocC, no warnings),
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
 # under ThreadSanitizer), the example daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on
 # the first failure.
@@ -54,6 +55,25 @@ log "Build and test (debug, -warnings-as-errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors || fatal "build"
 swift test --skip-build 2>&1 | tee "$root/.build/test-output.txt" || fatal "tests"
 grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/test-output.txt" || fatal "the test run did not report passing tests"
+
+log "Documentation (DocC catalog and doc comments, no warnings)"
+# Every symbol link must resolve and every parameter be documented. Skipped, saying so, where the
+# toolchain has no docc.
+if command -v docc >/dev/null 2>&1; then
+    rm -rf "$root/.build-docs/symbol-graphs"
+    mkdir -p "$root/.build-docs/symbol-graphs"
+    swift build --target Provision --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
+        -Xswiftc -emit-symbol-graph-dir -Xswiftc "$root/.build-docs/symbol-graphs" >/dev/null || fatal "symbol graph"
+    docc convert Sources/Provision/Provision.docc --additional-symbol-graph-dir "$root/.build-docs/symbol-graphs" \
+        --output-path "$root/.build-docs/Provision.doccarchive" --fallback-display-name Provision \
+        --fallback-bundle-identifier provision 2>&1 | tee "$root/.build/docc-output.txt" >/dev/null
+    if grep -qE '^(warning|error):' "$root/.build/docc-output.txt"; then
+        grep -E -A6 '^(warning|error):' "$root/.build/docc-output.txt" >&2
+        fatal "DocC reported problems (see above)"
+    fi
+else
+    log "docc is not in the toolchain: documentation check skipped"
+fi
 
 # Builds and runs the test suite under one sanitizer, in its own scratch path, and fails on any report.
 # Usage: sanitized_tests NAME SANITIZER SCRATCH REPORT_PATTERN (the sanitizer's options in the environment)

@@ -8,19 +8,19 @@ extension Injector {
     /// Resolves every binding, synchronous or async. Bindings built by an `async` factory (and
     /// singletons that depend on one) can only be built this way; an async singleton is built exactly
     /// once, and concurrent callers suspend until it is built, without blocking a thread. Parts of the
-    /// graph without async factories run synchronously, exactly as ``get(_:named:)`` runs them.
+    /// graph without async factories run synchronously, exactly as ``get(_:named:)-6n1xw`` runs them.
     ///
     /// - Parameters:
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     /// - Returns: A new instance for a transient binding; the shared instance for a singleton.
-    /// - Throws: What ``get(_:named:)`` throws.
+    /// - Throws: What ``get(_:named:)-6n1xw`` throws.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) async throws(ProvisionError) -> T {
         try await resolveAsync(BindingKey(type, named: name), as: type, context: .root)
     }
 
     /// Every element of the multibinding of `type`, in binding order, awaiting async factories. See
-    /// ``getAll(_:named:)``.
+    /// ``getAll(_:named:)-1hwwa``.
     ///
     /// - Returns: The elements; empty when nothing is multibound for `type`.
     /// - Throws: ``ProvisionError`` from building an element.
@@ -57,7 +57,7 @@ extension Resolver {
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     /// - Returns: The instance the binding provides.
-    /// - Throws: What ``Injector/get(_:named:)`` throws.
+    /// - Throws: What ``Injector/get(_:named:)-6n1xw`` throws.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) async throws(ProvisionError) -> T {
         try await injector.resolveAsync(BindingKey(type, named: name), as: type, context: context)
     }

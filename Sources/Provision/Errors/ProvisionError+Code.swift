@@ -112,7 +112,7 @@ extension ProvisionError {
         /// ``ProvisionError/underlyingErrors``.
         public static let startFailed = Code(.startFailed)
 
-        /// Stopping or disposing services failed (``Injector/shutdown()``, ``ServiceScope/close()``): every
+        /// Stopping or disposing services failed (``Injector/shutdown()``, ``ServiceScope/close()-5abpd``): every
         /// other service was still stopped and disposed; each failure is in
         /// ``ProvisionError/underlyingErrors``.
         public static let stopFailed = Code(.stopFailed)

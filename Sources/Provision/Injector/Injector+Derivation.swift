@@ -53,7 +53,7 @@ extension Injector {
         try Injector(modules: modules, configuration: configuration, parent: self)
     }
 
-    /// Resolves `type` (the unnamed binding); the same as ``get(_:named:)``.
+    /// Resolves `type` (the unnamed binding); the same as ``get(_:named:)-6n1xw``.
     ///
     /// ```swift
     /// let car = try injector[Car.self]
@@ -62,7 +62,7 @@ extension Injector {
         get throws(ProvisionError) { try get(type) }
     }
 
-    /// Resolves `type` named `name`; the same as ``get(_:named:)``.
+    /// Resolves `type` named `name`; the same as ``get(_:named:)-6n1xw``.
     public subscript<T>(_ type: T.Type, named name: String) -> T {
         get throws(ProvisionError) { try get(type, named: name) }
     }

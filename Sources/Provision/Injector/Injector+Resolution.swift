@@ -28,7 +28,7 @@ extension Injector {
         try resolve(BindingKey(type, named: name), as: type, context: .root)
     }
 
-    /// Resolves `key` with `context`'s resolution path. Inlinable, like ``get(_:named:)``, so that the
+    /// Resolves `key` with `context`'s resolution path. Inlinable, like ``get(_:named:)-6n1xw``, so that the
     /// caller's specialization reaches the plan call: a linked binding costs a lookup and a closure call.
     @inlinable
     func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {

@@ -84,7 +84,7 @@ public final class Binder {
     }
 
     /// Adds one element to the collection of `type`, resolved as `[T]` with
-    /// ``Injector/getAll(_:named:)`` or injected as a `[T]` parameter.
+    /// ``Injector/getAll(_:named:)-1hwwa`` or injected as a `[T]` parameter.
     ///
     /// ```swift
     /// binder.multibind((any Plugin).self).to(MetricsPlugin.init)
@@ -98,6 +98,8 @@ public final class Binder {
     /// - Parameters:
     ///   - type: The element type.
     ///   - name: Distinguishes several collections of one element type.
+    ///   - fileID: Recorded for error messages; leave the default.
+    ///   - line: Recorded for error messages; leave the default.
     /// - Returns: A builder for the element; finish it with `to(...)` or `toInstance(_:)`.
     public func multibind<T>(
         _ type: T.Type,
@@ -140,6 +142,8 @@ public final class Binder {
     /// - Parameters:
     ///   - type: The bound type.
     ///   - name: The binding's name; `nil` for the unnamed binding.
+    ///   - fileID: Recorded for error messages; leave the default.
+    ///   - line: Recorded for error messages; leave the default.
     /// - Note: Creating the injector throws ``ProvisionError/Code/eagerNotSingleton`` (naming the key)
     ///   when the key is bound in another scope, and ``ProvisionError/Code/notBound`` when nothing
     ///   provides it at all.

@@ -34,7 +34,7 @@ public struct BindingBuilder<T> {
     // Fixed-arity forms of `to(_:)` for constructors with up to four parameters: the same behaviour,
     // faster resolution (see Recipe+Arity.swift). Overload resolution prefers them to the pack form.
 
-    /// Binds to a function with no parameters. See ``to(_:)-(repeat(each_Dependency))``.
+    /// Binds to a function with no parameters. See ``to(_:)``.
     @inlinable
     @discardableResult
     public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
@@ -42,7 +42,7 @@ public struct BindingBuilder<T> {
         return ScopeBuilder(binder: binder, index: index)
     }
 
-    /// Binds to a function of one dependency. See ``to(_:)-(repeat(each_Dependency))``.
+    /// Binds to a function of one dependency. See ``to(_:)``.
     @inlinable
     @discardableResult
     public func to<A>(_ factory: @escaping @Sendable (consuming A) throws -> T) -> ScopeBuilder<T> {
@@ -53,7 +53,7 @@ public struct BindingBuilder<T> {
         return ScopeBuilder(binder: binder, index: index)
     }
 
-    /// Binds to a function of two dependencies. See ``to(_:)-(repeat(each_Dependency))``.
+    /// Binds to a function of two dependencies. See ``to(_:)``.
     @inlinable
     @discardableResult
     public func to<A, B>(_ factory: @escaping @Sendable (consuming A, consuming B) throws -> T) -> ScopeBuilder<T> {
@@ -64,7 +64,7 @@ public struct BindingBuilder<T> {
         return ScopeBuilder(binder: binder, index: index)
     }
 
-    /// Binds to a function of three dependencies. See ``to(_:)-(repeat(each_Dependency))``.
+    /// Binds to a function of three dependencies. See ``to(_:)``.
     @inlinable
     @discardableResult
     public func to<A, B, C>(_ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T)
@@ -77,7 +77,7 @@ public struct BindingBuilder<T> {
         return ScopeBuilder(binder: binder, index: index)
     }
 
-    /// Binds to a function of four dependencies. See ``to(_:)-(repeat(each_Dependency))``.
+    /// Binds to a function of four dependencies. See ``to(_:)``.
     @inlinable
     @discardableResult
     public func to<A, B, C, D>(

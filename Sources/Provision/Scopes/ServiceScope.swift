@@ -48,7 +48,7 @@ public final class ServiceScope: Sendable {
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     /// - Returns: This scope's instance for a scoped binding; what the injector returns otherwise.
-    /// - Throws: What ``Injector/get(_:named:)`` throws, and ``ProvisionError/Code/outsideScope`` when the
+    /// - Throws: What ``Injector/get(_:named:)-6n1xw`` throws, and ``ProvisionError/Code/outsideScope`` when the
     ///   scope was closed.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         try injector.resolve(
@@ -64,7 +64,7 @@ public final class ServiceScope: Sendable {
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     /// - Returns: This scope's instance for a scoped binding; what the injector returns otherwise.
-    /// - Throws: What ``Injector/get(_:named:)`` throws, and ``ProvisionError/Code/outsideScope`` when the
+    /// - Throws: What ``Injector/get(_:named:)-6n1xw`` throws, and ``ProvisionError/Code/outsideScope`` when the
     ///   scope was closed.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) async throws(ProvisionError) -> T {
         try await injector.resolveAsync(
@@ -148,7 +148,7 @@ public final class ServiceScope: Sendable {
 
 extension Injector {
     /// A new scope for a unit of work (a request, a job): its ``Scope/scoped`` bindings get their own
-    /// instances. Close it with ``ServiceScope/close()`` when the work is done, or use
+    /// instances. Close it with ``ServiceScope/close()-5abpd`` when the work is done, or use
     /// ``withScope(isolation:_:)``.
     ///
     /// ```swift
