@@ -183,15 +183,20 @@ extension InstanceCell {
             if gate.owner != task { WaitGraph.endWaiting(thread: task) }
         }
         let id = ObjectIdentifier(self)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let timeout = injector.configuration.singletonWaitTimeout
+        let waiter = SuspendedWaiter()
+        await waiter.wait(timeout: timeout) { waiter in
             // Registered only while the gate is still installed; otherwise the build has ended already.
-            let registered = stripe.withState { state in
+            stripe.withState { state in
                 guard var entry = state.gates[id], entry.gate === gate else { return false }
-                entry.suspended.append(continuation)
+                entry.suspended.append(waiter)
                 state.gates[id] = entry
                 return true
             }
-            if !registered { continuation.resume() }
+        }
+        if waiter.timedOut, let timeout {
+            // The builder will find the waiter resumed already and skip it.
+            throw ProvisionError.timedOut(key, after: timeout)
         }
     }
 

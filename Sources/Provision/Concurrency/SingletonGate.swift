@@ -49,7 +49,7 @@ final class SingletonGate: Sendable {
 struct GateEntry: Sendable {
     let gate: SingletonGate
     var waiters: Int = 0
-    var suspended: [CheckedContinuation<Void, Never>] = []
+    var suspended: [SuspendedWaiter] = []
 
     init(gate: SingletonGate) {
         self.gate = gate
@@ -60,8 +60,8 @@ struct GateEntry: Sendable {
         for _ in 0..<waiters {
             gate.semaphore.signal()
         }
-        for continuation in suspended {
-            continuation.resume()
+        for waiter in suspended {
+            waiter.resume(timedOut: false)
         }
     }
 }

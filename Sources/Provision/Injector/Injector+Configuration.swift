@@ -24,7 +24,9 @@ extension Injector {
         /// ``ProvisionError/Code/timedOut``; `nil` (the default) waits as long as the build takes.
         ///
         /// A last resort: cycles of waits between threads are detected and reported without any
-        /// timeout. Set it to bound how long a request can hang behind a slow or stuck factory.
+        /// timeout. Set it to bound how long a request can hang behind a slow or stuck factory. It
+        /// bounds async requests too: a task suspended on another request's build of a singleton or
+        /// scoped instance resumes with ``ProvisionError/Code/timedOut`` when the time is up.
         public var singletonWaitTimeout: Duration?
 
         /// Whether creating the injector validates its whole graph first (see

@@ -244,3 +244,35 @@ struct AsyncObservationTests {
         )
     }
 }
+
+@Suite("Async factories: waiting for another task's build")
+struct AsyncWaitTimeoutTests {
+    @Test(
+        "a task waiting longer than singletonWaitTimeout for another task's build gets timedOut; the build still completes"
+    )
+    func asyncWaiterTimesOut() async throws {
+        let building = AsyncLatch()
+        let release = AsyncLatch()
+        let injector = try Injector(
+            modules: [
+                TestModule { binder in
+                    binder.bind(AsyncDatabase.self).to { _ async in
+                        building.open()
+                        await release.wait()
+                        return AsyncDatabase(id: 5)
+                    }.in(.singleton)
+                }
+            ],
+            configuration: Injector.Configuration(singletonWaitTimeout: .milliseconds(50))
+        )
+        let builder = Task { try await injector.get(AsyncDatabase.self) }
+        await building.wait()
+        // The builder holds the gate until released: this request waits, then gives up.
+        let error = await #expect(throws: ProvisionError.self) { try await injector.get(AsyncDatabase.self) }
+        #expect(error?.code == .timedOut)
+        #expect(error?.key == BindingKey(AsyncDatabase.self))
+        release.open()
+        #expect(try await builder.value.id == 5)
+        #expect(try await injector.get(AsyncDatabase.self).id == 5)
+    }
+}
