@@ -24,11 +24,7 @@ extension Recipe {
             // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
             return node.scopedAsync(
                 AsyncPlan { [unowned injector] context throws(ProvisionError) in
-                    var inner = context
-                    if tracksPath {
-                        if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
-                        inner = context.pushing(key)
-                    }
+                    let inner = try context.enteringClosure(key, tracksPath: tracksPath)
                     do {
                         return try await body(Resolver(injector: injector, context: inner))
                     } catch {

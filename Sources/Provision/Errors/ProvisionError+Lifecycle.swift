@@ -62,6 +62,18 @@ extension ProvisionError {
         )
     }
 
+    /// An async-disposable instance met by a synchronous `close()`, which can't await its disposal.
+    static func asyncDisposalInSynchronousClose(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .requiresAsync,
+            key: key,
+            message: "\(key) is AsyncDisposable, and a synchronous close() can't await its dispose(); "
+                + "it was not disposed",
+            hint: "close the scope with try await scope.close(), or use injector.withScope { ... }",
+            path: [key]
+        )
+    }
+
     static func hooksNotSingleton(_ key: BindingKey, scope: Scope, at location: SourceLocation) -> ProvisionError {
         ProvisionError(
             code: .invalidLifecycle,

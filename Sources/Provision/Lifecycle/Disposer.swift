@@ -31,7 +31,7 @@ enum Disposer {
             case .sync(let disposable):
                 if let failure = disposeSynchronously(disposable, key: key) { failures.append(failure) }
             case .async:
-                failures.append(ProvisionError.requiresAsync(key, dependency: nil, path: [key]).disposing())
+                failures.append(ProvisionError.asyncDisposalInSynchronousClose(key))
             }
         }
         return failures
@@ -44,20 +44,5 @@ enum Disposer {
         } catch {
             return ProvisionError.hookFailed(key, "disposing", cause: error)
         }
-    }
-}
-
-extension ProvisionError {
-    /// The error for an async-disposable instance met by a synchronous close.
-    fileprivate func disposing() -> ProvisionError {
-        guard let key else { return self }
-        return ProvisionError(
-            code: .requiresAsync,
-            key: key,
-            message: "\(key) is AsyncDisposable, and a synchronous close() can't await its dispose(); "
-                + "it was not disposed",
-            hint: "close the scope with try await scope.close(), or use injector.withScope { ... }",
-            path: [key]
-        )
     }
 }

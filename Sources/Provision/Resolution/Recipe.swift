@@ -92,11 +92,7 @@ extension Recipe {
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 return node.scoped(
                     Plan { [unowned injector] context throws(ProvisionError) in
-                        var inner = context
-                        if tracksPath {
-                            if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
-                            inner = context.pushing(key)
-                        }
+                        let inner = try context.enteringClosure(key, tracksPath: tracksPath)
                         do {
                             return try body(Resolver(injector: injector, context: inner))
                         } catch {

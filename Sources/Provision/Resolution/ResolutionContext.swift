@@ -76,6 +76,16 @@ struct ResolutionContext: Sendable {
         ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false), request: request)
     }
 
+    /// The context a closure binding for `key` runs with: its key pushed when `tracksPath` (a transient
+    /// closure; a singleton's or scoped instance's build pushed the key already), after checking that
+    /// the closure isn't re-entering itself.
+    @usableFromInline
+    func enteringClosure(_ key: BindingKey, tracksPath: Bool) throws(ProvisionError) -> ResolutionContext {
+        guard tracksPath else { return self }
+        if contains(key) { throw ProvisionError.cycle(key, path: [key]) }
+        return pushing(key)
+    }
+
     /// The context for building the singleton `key`: a singleton outlives every scope, so nothing built
     /// for it may come from the request's scope.
     func enteringSingleton(_ key: BindingKey) -> ResolutionContext {
