@@ -60,7 +60,14 @@ enum Sampler {
     }
 
     /// Doubles the batch (at most 16 times at once) until one batch takes at least the sample length.
+    ///
+    /// The workload's first operation runs untimed first. It does the one-time work of its
+    /// implementation (Provision links the plans, singletons are built, the Swift runtime fills its
+    /// metadata and conformance caches), which can take longer than a whole sample: timed, it would stop
+    /// the calibration at a batch of one, and every sample would then be a single operation run on
+    /// caches the other implementations' samples had just evicted.
     private static func calibratedBatch(_ workload: Workload, plan: SamplingPlan) throws -> Int {
+        globalSink &+= try workload(1)
         var batch = 1
         while true {
             let elapsed = try time(workload, batch)
