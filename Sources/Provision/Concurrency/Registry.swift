@@ -45,7 +45,7 @@ final class Registry {
     }
 
     /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
-    @inlinable
+    @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
         stripeTable[stripeIndex(for: key)]._withUnsafeGuaranteedRef { $0.node(for: key) }
     }

@@ -37,7 +37,7 @@ final class RegistryStripe: Sendable {
 
     /// The node bound to `key` in this stripe, without taking a lock. Unretained: every snapshot stays
     /// alive as long as the stripe, and the stripe as long as its injector.
-    @inlinable
+    @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
         published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.node(for: key) }
     }

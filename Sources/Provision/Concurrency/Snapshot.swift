@@ -84,22 +84,52 @@ final class Snapshot {
     /// measured 45–55 ns instead of 18 in the runs where ASLR put the key at a cluster's end).
     @inlinable
     static func slot(for key: BindingKey, shift: UInt) -> Int {
-        var hash = UInt(bitPattern: key.id) &* 0xC2B2_AE3D_27D4_EB4F
-        if let name = key.name {
-            hash = (hash ^ UInt(bitPattern: name.hashValue)) &* 0xC2B2_AE3D_27D4_EB4F
-        }
-        return Int(bitPattern: hash >> shift)
+        slot(id: UInt(bitPattern: key.id), name: key.name, shift: shift)
     }
 
-    /// The node bound to `key`, unretained: valid while this snapshot is alive.
+    /// The first slot to probe for the type `id` under `name` (see ``slot(for:shift:)``).
     @inlinable
+    static func slot(id: UInt, name: String?, shift: UInt) -> Int {
+        var hash = id &* multiplier
+        if let name {
+            hash = (hash ^ UInt(bitPattern: name.hashValue)) &* multiplier
+        }
+        // A table has at least four slots, so `shift` is below 64.
+        return Int(bitPattern: hash &>> shift)
+    }
+
+    /// The multiplier of the slot hash.
+    @inlinable static var multiplier: UInt { 0xC2B2_AE3D_27D4_EB4F }
+
+    /// The node bound to `key`, unretained: valid while this snapshot is alive.
+    ///
+    /// Always inlined into the request path (``Injector/resolve(_:as:context:)``): as a call it spilled
+    /// the request's registers around it on every lookup. Unnamed keys, the common case, take a path
+    /// that compares one word and the slot name's presence per probe and never touches a string.
+    @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
         let id = UInt(bitPattern: key.id)
-        var index = Snapshot.slot(for: key, shift: shift)
+        guard let name = key.name else {
+            var index = Int(bitPattern: (id &* Snapshot.multiplier) &>> shift)
+            while true {
+                let slot = slots + index
+                let candidate = slot.pointee.id
+                if candidate == id, slot.pointee.name == nil { return slot.pointee.node }
+                if candidate == 0 { return nil }
+                index = (index &+ 1) & mask
+            }
+        }
+        return node(for: id, named: name)
+    }
+
+    /// The node bound to the type `id` under `name`: the path of named keys.
+    @usableFromInline
+    func node(for id: UInt, named name: String) -> Unmanaged<AnyObject>? {
+        var index = Snapshot.slot(id: id, name: name, shift: shift)
         while true {
             let candidate = slots[index].id
             if candidate == 0 { return nil }
-            if candidate == id && slots[index].name == key.name { return slots[index].node }
+            if candidate == id && slots[index].name == name { return slots[index].node }
             index = (index &+ 1) & mask
         }
     }

@@ -2,6 +2,8 @@
 // arity, but the optimizer does not fully specialize a pack expansion inside a stored closure: on a
 // chain of ten single-dependency services it cost about 250 instructions per node more than these
 // (measured with callgrind). Constructors with up to four parameters — almost all of them — use these.
+// Each plan captures one ``ConstructorStep0``…``ConstructorStep4`` object rather than its key, plans and
+// initializer one by one (see `ConstructorStep.swift` for why).
 
 extension Recipe {
     /// Calls a user factory, reporting what it throws as `factoryFailed` for `key`.
@@ -19,8 +21,10 @@ extension Recipe {
         Recipe(
             dependencies: .known([]),
             link: { _, node in
-                let key = node.key
-                return node.scopedConstruction(Plan { _ throws(ProvisionError) in try invoke(key) { try f() } })
+                let step = ConstructorStep0(key: node.key, f: f)
+                return node.scopedConstruction(
+                    Plan { [step] _ throws(ProvisionError) in try invoke(step.key) { try step.f() } }
+                )
             },
             instance: nil
         )
@@ -31,15 +35,14 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self)]),
             link: { linker, node throws(ProvisionError) in
-                let key = node.key
-                let a = try linker.plan(for: A.self, below: node)
+                let step = ConstructorStep1(key: node.key, a: try linker.plan(for: A.self, below: node), f: f)
                 return node.scopedConstruction(
-                    Plan { context throws(ProvisionError) in
-                        let va = try a.make(context, for: key)
+                    Plan { [step] context throws(ProvisionError) in
+                        let va = try step.a.make(context, for: step.key)
                         do {
-                            return try f(consume va)
+                            return try step.f(consume va)
                         } catch {
-                            throw ProvisionError.factoryFailed(key, cause: error)
+                            throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
                     }
                 )
@@ -53,17 +56,20 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self)]),
             link: { linker, node throws(ProvisionError) in
-                let key = node.key
-                let a = try linker.plan(for: A.self, below: node)
-                let b = try linker.plan(for: B.self, below: node)
+                let step = ConstructorStep2(
+                    key: node.key,
+                    a: try linker.plan(for: A.self, below: node),
+                    b: try linker.plan(for: B.self, below: node),
+                    f: f
+                )
                 return node.scopedConstruction(
-                    Plan { context throws(ProvisionError) in
-                        let va = try a.make(context, for: key)
-                        let vb = try b.make(context, for: key)
+                    Plan { [step] context throws(ProvisionError) in
+                        let va = try step.a.make(context, for: step.key)
+                        let vb = try step.b.make(context, for: step.key)
                         do {
-                            return try f(consume va, consume vb)
+                            return try step.f(consume va, consume vb)
                         } catch {
-                            throw ProvisionError.factoryFailed(key, cause: error)
+                            throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
                     }
                 )
@@ -79,19 +85,22 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self)]),
             link: { linker, node throws(ProvisionError) in
-                let key = node.key
-                let a = try linker.plan(for: A.self, below: node)
-                let b = try linker.plan(for: B.self, below: node)
-                let c = try linker.plan(for: C.self, below: node)
+                let step = ConstructorStep3(
+                    key: node.key,
+                    a: try linker.plan(for: A.self, below: node),
+                    b: try linker.plan(for: B.self, below: node),
+                    c: try linker.plan(for: C.self, below: node),
+                    f: f
+                )
                 return node.scopedConstruction(
-                    Plan { context throws(ProvisionError) in
-                        let va = try a.make(context, for: key)
-                        let vb = try b.make(context, for: key)
-                        let vc = try c.make(context, for: key)
+                    Plan { [step] context throws(ProvisionError) in
+                        let va = try step.a.make(context, for: step.key)
+                        let vb = try step.b.make(context, for: step.key)
+                        let vc = try step.c.make(context, for: step.key)
                         do {
-                            return try f(consume va, consume vb, consume vc)
+                            return try step.f(consume va, consume vb, consume vc)
                         } catch {
-                            throw ProvisionError.factoryFailed(key, cause: error)
+                            throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
                     }
                 )
@@ -107,21 +116,24 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self), BindingKey(D.self)]),
             link: { linker, node throws(ProvisionError) in
-                let key = node.key
-                let a = try linker.plan(for: A.self, below: node)
-                let b = try linker.plan(for: B.self, below: node)
-                let c = try linker.plan(for: C.self, below: node)
-                let d = try linker.plan(for: D.self, below: node)
+                let step = ConstructorStep4(
+                    key: node.key,
+                    a: try linker.plan(for: A.self, below: node),
+                    b: try linker.plan(for: B.self, below: node),
+                    c: try linker.plan(for: C.self, below: node),
+                    d: try linker.plan(for: D.self, below: node),
+                    f: f
+                )
                 return node.scopedConstruction(
-                    Plan { context throws(ProvisionError) in
-                        let va = try a.make(context, for: key)
-                        let vb = try b.make(context, for: key)
-                        let vc = try c.make(context, for: key)
-                        let vd = try d.make(context, for: key)
+                    Plan { [step] context throws(ProvisionError) in
+                        let va = try step.a.make(context, for: step.key)
+                        let vb = try step.b.make(context, for: step.key)
+                        let vc = try step.c.make(context, for: step.key)
+                        let vd = try step.d.make(context, for: step.key)
                         do {
-                            return try f(consume va, consume vb, consume vc, consume vd)
+                            return try step.f(consume va, consume vb, consume vc, consume vd)
                         } catch {
-                            throw ProvisionError.factoryFailed(key, cause: error)
+                            throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
                     }
                 )

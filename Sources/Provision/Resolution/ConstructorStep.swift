@@ -1,0 +1,118 @@
+// What a constructor plan needs when it runs: the binding's key, the plans of its dependencies and the
+// user's initializer, held by one object per plan.
+//
+// A closure that captures several values gets a context box plus a generated forwarder that unpacks
+// every captured value into arguments (and onto the stack) before each call. A closure that captures
+// exactly one object uses that object as its context: the forwarder shrinks to a trampoline and the
+// closure body reads the fields it needs where they lie. On a chain of constructor bindings that runs
+// once per node, so each node's stack frame is smaller too. Measured with di-bench (deep chains of
+// 10, 100 and 1,000 services): 1.51×, 1.53× and 1.70× hand-wired with seven captured words per
+// plan, 1.35×, 1.33× and 1.35× with one step object; callgrind: 4,463 → 4,372 instructions for the
+// chain of 10. The fewer instructions explain little of it; the smaller frames explain the rest.
+//
+// The classes are generic only over their dependency and value types, whose fields are all one or
+// two words whatever the types: their layout is fixed, and the specialized plan reads them at
+// constant offsets.
+
+/// The captured state of a constructor plan without dependencies.
+@usableFromInline
+final class ConstructorStep0<T>: Sendable {
+    @usableFromInline let key: BindingKey
+    @usableFromInline let f: @Sendable () throws -> T
+
+    @inlinable
+    init(key: BindingKey, f: @escaping @Sendable () throws -> T) {
+        self.key = key
+        self.f = f
+    }
+}
+
+/// The captured state of a constructor plan with one dependency.
+@usableFromInline
+final class ConstructorStep1<A, T>: Sendable {
+    @usableFromInline let key: BindingKey
+    @usableFromInline let a: PlanReference<A>
+    @usableFromInline let f: @Sendable (consuming A) throws -> T
+
+    @inlinable
+    init(key: BindingKey, a: PlanReference<A>, f: @escaping @Sendable (consuming A) throws -> T) {
+        self.key = key
+        self.a = a
+        self.f = f
+    }
+}
+
+/// The captured state of a constructor plan with two dependencies.
+@usableFromInline
+final class ConstructorStep2<A, B, T>: Sendable {
+    @usableFromInline let key: BindingKey
+    @usableFromInline let a: PlanReference<A>
+    @usableFromInline let b: PlanReference<B>
+    @usableFromInline let f: @Sendable (consuming A, consuming B) throws -> T
+
+    @inlinable
+    init(
+        key: BindingKey,
+        a: PlanReference<A>,
+        b: PlanReference<B>,
+        f: @escaping @Sendable (consuming A, consuming B) throws -> T
+    ) {
+        self.key = key
+        self.a = a
+        self.b = b
+        self.f = f
+    }
+}
+
+/// The captured state of a constructor plan with three dependencies.
+@usableFromInline
+final class ConstructorStep3<A, B, C, T>: Sendable {
+    @usableFromInline let key: BindingKey
+    @usableFromInline let a: PlanReference<A>
+    @usableFromInline let b: PlanReference<B>
+    @usableFromInline let c: PlanReference<C>
+    @usableFromInline let f: @Sendable (consuming A, consuming B, consuming C) throws -> T
+
+    @inlinable
+    init(
+        key: BindingKey,
+        a: PlanReference<A>,
+        b: PlanReference<B>,
+        c: PlanReference<C>,
+        f: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T
+    ) {
+        self.key = key
+        self.a = a
+        self.b = b
+        self.c = c
+        self.f = f
+    }
+}
+
+/// The captured state of a constructor plan with four dependencies.
+@usableFromInline
+final class ConstructorStep4<A, B, C, D, T>: Sendable {
+    @usableFromInline let key: BindingKey
+    @usableFromInline let a: PlanReference<A>
+    @usableFromInline let b: PlanReference<B>
+    @usableFromInline let c: PlanReference<C>
+    @usableFromInline let d: PlanReference<D>
+    @usableFromInline let f: @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
+
+    @inlinable
+    init(
+        key: BindingKey,
+        a: PlanReference<A>,
+        b: PlanReference<B>,
+        c: PlanReference<C>,
+        d: PlanReference<D>,
+        f: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
+    ) {
+        self.key = key
+        self.a = a
+        self.b = b
+        self.c = c
+        self.d = d
+        self.f = f
+    }
+}
