@@ -35,7 +35,7 @@ extension Injector {
     func resolveAsync<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) async throws(ProvisionError)
         -> T
     {
-        guard let raw = registry.node(for: key) else {
+        guard let raw = lookup.node(for: key) else {
             return try await node(unbound: key, as: type).resolveAsync(context)
         }
         // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// The bindings of one injector, spread over a power-of-two number of ``RegistryStripe``s by key hash,
 /// so that threads installing or building singletons for unrelated keys don't contend on one lock.
 ///
@@ -8,36 +10,33 @@
 @usableFromInline
 final class Registry {
     private let stripes: [RegistryStripe]
-    /// The stripes again, unretained, for the lock-free lookup path (no bounds check, no retain).
-    /// `stripes` keeps them alive for the registry's whole life.
-    @usableFromInline let stripeTable: UnsafeMutablePointer<Unmanaged<RegistryStripe>>
-    @usableFromInline let stripeShift: UInt
+    /// The lock-free read side: every stripe's current table (see ``RegistryLookup``). Its memory is
+    /// owned here and freed in `deinit`.
+    @usableFromInline let lookup: RegistryLookup
 
     init(stripeCount: Int) {
         // A power of two between 1 and 1024.
         var count = 1
         while count < min(max(stripeCount, 1), 1024) { count <<= 1 }
-        let stripes = (0..<count).map { _ in RegistryStripe() }
-        self.stripes = stripes
-        self.stripeTable = .allocate(capacity: count)
-        for (index, stripe) in stripes.enumerated() {
-            (stripeTable + index).initialize(to: Unmanaged.passUnretained(stripe))
+        let tables = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: count)
+        for index in 0..<count {
+            (tables + index).initialize(to: Atomic(0))
         }
+        self.stripes = (0..<count).map { RegistryStripe(lookupEntry: tables + $0) }
         // With one stripe the shift is 64, and Swift's `>>` then yields 0: every key in stripe 0.
-        self.stripeShift = UInt(64 - count.trailingZeroBitCount)
+        self.lookup = RegistryLookup(tables: tables, stripeShift: UInt(64 - count.trailingZeroBitCount))
     }
 
     deinit {
-        stripeTable.deallocate()
+        lookup.tables.deinitialize(count: stripes.count)
+        lookup.tables.deallocate()
     }
 
     var stripeCount: Int { stripes.count }
 
-    /// The stripe that holds `key`. Fibonacci hashing of the type's identity: cheap, and spreads the
-    /// aligned metadata pointers evenly. Names do not take part, so all names of a type share a stripe.
-    @inlinable
+    /// The index of the stripe that holds `key`.
     func stripeIndex(for key: BindingKey) -> Int {
-        Int(bitPattern: (UInt(bitPattern: key.id) &* 0x9E37_79B9_7F4A_7C15) >> stripeShift)
+        lookup.stripeIndex(for: key)
     }
 
     func stripe(for key: BindingKey) -> RegistryStripe {
@@ -47,7 +46,7 @@ final class Registry {
     /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
     @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
-        stripeTable[stripeIndex(for: key)]._withUnsafeGuaranteedRef { $0.node(for: key) }
+        lookup.node(for: key)
     }
 
     /// The node bound to `key`, retained.
@@ -127,5 +126,6 @@ final class Registry {
     }
 }
 
-// The stripe table is written only in `init` and freed in `deinit`; every stripe is itself Sendable.
+// The lookup's table is written only through atomics (by the stripes) and freed in `deinit`; every
+// stripe is itself Sendable.
 extension Registry: @unchecked Sendable {}

@@ -29,17 +29,17 @@ final class RegistryStripe: Sendable {
     /// stripe's whole life.
     @usableFromInline let published: Atomic<Unmanaged<Snapshot>>
 
-    init() {
+    /// This stripe's word in the registry's ``RegistryLookup``: the current snapshot's slot address,
+    /// for the request path. The registry owns the memory and outlives the stripe. Unsafe only in
+    /// name: the pointer never changes, and its memory is accessed through the atomic alone.
+    private nonisolated(unsafe) let lookupEntry: UnsafeMutablePointer<Atomic<UInt>>
+
+    init(lookupEntry: UnsafeMutablePointer<Atomic<UInt>>) {
         let empty = Snapshot()
         self.state = Locked(State(current: empty))
         self.published = Atomic(Unmanaged.passUnretained(empty))
-    }
-
-    /// The node bound to `key` in this stripe, without taking a lock. Unretained: every snapshot stays
-    /// alive as long as the stripe, and the stripe as long as its injector.
-    @inlinable @inline(__always)
-    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
-        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.node(for: key) }
+        self.lookupEntry = lookupEntry
+        lookupEntry.pointee.store(empty.address, ordering: .releasing)
     }
 
     /// The node bound to `key` in this stripe, retained.
@@ -62,5 +62,6 @@ final class RegistryStripe: Sendable {
         state.retired.append(state.current)
         state.current = snapshot
         published.store(Unmanaged.passUnretained(snapshot), ordering: .releasing)
+        lookupEntry.pointee.store(snapshot.address, ordering: .releasing)
     }
 }

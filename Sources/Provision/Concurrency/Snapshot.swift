@@ -23,7 +23,14 @@ final class Snapshot {
 
     @usableFromInline let mask: Int
     @usableFromInline let shift: UInt
+    /// The first slot. The slot before it (the allocation's first) holds the table's mask in its `id`,
+    /// so that a lookup that starts from the slots' address (``RegistryLookup``) needs nothing else.
     @usableFromInline let slots: UnsafeMutablePointer<Slot>
+
+    /// The address a stripe publishes for lock-free lookups (see ``RegistryLookup``).
+    var address: UInt {
+        UInt(bitPattern: slots)
+    }
 
     /// An empty table.
     convenience init() {
@@ -38,7 +45,9 @@ final class Snapshot {
         while capacity < nodes.count * 2 { capacity <<= 1 }
         mask = capacity - 1
         shift = UInt(64 - capacity.trailingZeroBitCount)
-        slots = .allocate(capacity: capacity)
+        let storage = UnsafeMutablePointer<Slot>.allocate(capacity: capacity + 1)
+        storage.initialize(to: Slot(id: UInt(mask), node: nil, name: nil))
+        slots = storage + 1
         slots.initialize(repeating: Slot(id: 0, node: nil, name: nil), count: capacity)
     }
 
@@ -72,8 +81,9 @@ final class Snapshot {
     }
 
     deinit {
-        slots.deinitialize(count: mask + 1)
-        slots.deallocate()
+        let storage = slots - 1
+        storage.deinitialize(count: mask + 2)
+        storage.deallocate()
     }
 
     /// The first slot to probe for `key`: the top bits of a multiplicative hash.
@@ -102,15 +112,23 @@ final class Snapshot {
     @inlinable static var multiplier: UInt { 0xC2B2_AE3D_27D4_EB4F }
 
     /// The node bound to `key`, unretained: valid while this snapshot is alive.
+    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
+        Snapshot.node(for: key, in: slots)
+    }
+
+    /// The node bound to `key` in the table whose first slot is `slots`, unretained.
     ///
     /// Always inlined into the request path (``Injector/resolve(_:as:context:)``): as a call it spilled
     /// the request's registers around it on every lookup. Unnamed keys, the common case, take a path
     /// that compares one word and the slot name's presence per probe and never touches a string.
     @inlinable @inline(__always)
-    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
+    static func node(for key: BindingKey, in slots: UnsafeMutablePointer<Slot>) -> Unmanaged<AnyObject>? {
         let id = UInt(bitPattern: key.id)
+        // The mask is 2^k - 1 for a table of 2^k slots, so its leading zeros are the hash's shift.
+        let mask = Int(bitPattern: slots[-1].id)
+        let shift = UInt(mask.leadingZeroBitCount)
         guard let name = key.name else {
-            var index = Int(bitPattern: (id &* Snapshot.multiplier) &>> shift)
+            var index = Int(bitPattern: (id &* multiplier) &>> shift)
             while true {
                 let slot = slots + index
                 let candidate = slot.pointee.id
@@ -119,13 +137,19 @@ final class Snapshot {
                 index = (index &+ 1) & mask
             }
         }
-        return node(for: id, named: name)
+        return node(for: id, named: name, in: slots, mask: mask, shift: shift)
     }
 
     /// The node bound to the type `id` under `name`: the path of named keys.
     @usableFromInline
-    func node(for id: UInt, named name: String) -> Unmanaged<AnyObject>? {
-        var index = Snapshot.slot(id: id, name: name, shift: shift)
+    static func node(
+        for id: UInt,
+        named name: String,
+        in slots: UnsafeMutablePointer<Slot>,
+        mask: Int,
+        shift: UInt
+    ) -> Unmanaged<AnyObject>? {
+        var index = slot(id: id, name: name, shift: shift)
         while true {
             let candidate = slots[index].id
             if candidate == 0 { return nil }

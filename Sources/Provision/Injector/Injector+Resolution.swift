@@ -32,7 +32,7 @@ extension Injector {
     /// caller's specialization reaches the plan call: a linked binding costs a lookup and a closure call.
     @inlinable
     func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
-        guard let raw = registry.node(for: key) else {
+        guard let raw = lookup.node(for: key) else {
             return try resolveUnbound(key, as: type, context: context)
         }
         // Every node stored under a key for `T` is a `Node<T>` (see `node(for:as:)`). The registry keeps

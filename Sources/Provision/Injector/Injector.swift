@@ -31,6 +31,10 @@ public final class Injector: Sendable {
 
     @usableFromInline let registry: Registry
 
+    /// The registry's lock-free read side, kept inline so that a request reaches its stripe's table
+    /// without loading the registry first (see ``RegistryLookup``). Valid as long as `registry`.
+    @usableFromInline let lookup: RegistryLookup
+
     /// The injector whose bindings this one falls back to, for child injectors.
     @usableFromInline let parent: Injector?
 
@@ -66,7 +70,9 @@ public final class Injector: Sendable {
     init(modules: [any Module], configuration: Configuration, parent: Injector?) throws(ProvisionError) {
         self.configuration = configuration
         self.modules = modules
-        self.registry = Registry(stripeCount: configuration.stripeCount)
+        let registry = Registry(stripeCount: configuration.stripeCount)
+        self.registry = registry
+        self.lookup = registry.lookup
         self.parent = parent
 
         var configuredModules: [([Binder.Record], [Binder.EagerKey])] = []

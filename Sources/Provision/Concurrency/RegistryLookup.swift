@@ -1,0 +1,48 @@
+public import Synchronization
+
+/// The lock-free read side of a ``Registry``: one word per stripe, the address of that stripe's current
+/// table, in one contiguous array.
+///
+/// Every top-level request starts with a lookup, and a lookup is a chain of dependent loads, each of
+/// which can miss the cache when the request is one of many (a closure resolving a thousand leaves, a
+/// daemon between bursts). Going from the injector through the registry, its stripe list, the stripe,
+/// its published snapshot and the snapshot's slot array took six such loads before the first slot was
+/// read. The injector keeps this struct inline, so a lookup loads the stripe's word from this array and
+/// then probes the slots directly: the table's mask sits in the slot just before the first one (see
+/// ``Snapshot``).
+///
+/// The words are written by each stripe when it publishes a new table, with the stripe's mutex held
+/// (see ``RegistryStripe/publish(_:in:)``), and read with acquiring loads. A table stays alive as long
+/// as its stripe (retired tables are kept), so a reader holding an old address still probes valid
+/// memory. The registry owns the array and frees it in its deinitializer; the injector that copies this
+/// struct owns the registry.
+@usableFromInline
+struct RegistryLookup: @unchecked Sendable {
+    // Unchecked: the pointer's memory is only accessed through atomics (see above).
+
+    /// The address of each stripe's current slots, by stripe index.
+    @usableFromInline let tables: UnsafeMutablePointer<Atomic<UInt>>
+    /// How far a key's hash is shifted right to give its stripe index.
+    @usableFromInline let stripeShift: UInt
+
+    init(tables: UnsafeMutablePointer<Atomic<UInt>>, stripeShift: UInt) {
+        self.tables = tables
+        self.stripeShift = stripeShift
+    }
+
+    /// The stripe that holds `key`: Fibonacci hashing of the type's identity, cheap, and spreads the
+    /// aligned metadata pointers evenly. Names do not take part, so all names of a type share a stripe.
+    @inlinable
+    func stripeIndex(for key: BindingKey) -> Int {
+        // With one stripe the shift is 64, and Swift's `>>` then yields 0: every key in stripe 0.
+        Int(bitPattern: (UInt(bitPattern: key.id) &* 0x9E37_79B9_7F4A_7C15) >> stripeShift)
+    }
+
+    /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
+    @inlinable @inline(__always)
+    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
+        let address = tables[stripeIndex(for: key)].load(ordering: .acquiring)
+        guard let slots = UnsafeMutablePointer<Snapshot.Slot>(bitPattern: address) else { return nil }
+        return Snapshot.node(for: key, in: slots)
+    }
+}
