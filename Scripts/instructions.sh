@@ -4,7 +4,8 @@
 #
 # For each scenario and implementation it runs `di-bench --run SCENARIO` twice under callgrind, with
 # LOW and HIGH operations, and reports (instructions(HIGH) - instructions(LOW)) / (HIGH - LOW): the
-# cost of one operation, with start-up, set-up and the first (linking) request cancelled out.
+# cost of one operation, with start-up, set-up and the first (linking) request cancelled out. It counts
+# Provision's heap allocations per operation the same way, with valgrind's DHAT.
 #
 # Usage: Scripts/instructions.sh [--scenario NAME]... [--low N] [--high N]
 #   default scenarios: "singleton hit", "transient leaf", "deep chain of 10"
@@ -52,7 +53,18 @@ count() {
     printf '%s' "$total"
 }
 
-printf '%-22s %12s %12s %12s %10s\n' "instructions per op" "Provision" "hand-wired" "Swinject" "P ÷ hand"
+# Heap blocks allocated by one run: valgrind's DHAT summary line "Total: N bytes in M blocks".
+blocks() {
+    local scenario="$1" implementation="$2" iterations="$3" total
+    total=$(valgrind --tool=dhat --dhat-out-file=/dev/null \
+        "$binary" --run "$scenario" --implementation "$implementation" --iterations "$iterations" 2>&1 >/dev/null |
+        sed -n 's/.*Total: .* in \([0-9,]*\) blocks.*/\1/p' | tr -d ,)
+    [ -n "$total" ] || fatal "no allocation total in DHAT's output for $scenario"
+    printf '%s' "$total"
+}
+
+printf '%-22s %12s %12s %12s %10s %18s\n' \
+    "instructions per op" "Provision" "hand-wired" "Swinject" "P ÷ hand" "P allocations/op"
 for scenario in "${scenarios[@]}"; do
     row=()
     for implementation in provision hand-wired swinject; do
@@ -62,5 +74,11 @@ for scenario in "${scenarios[@]}"; do
         row+=("$(( (b - a) / (high - low) ))")
     done
     ratio=$(awk -v p="${row[0]}" -v h="${row[1]}" 'BEGIN { if (h > 0) printf "%.2fx", p / h; else print "-" }')
-    printf '%-22s %12s %12s %12s %10s\n' "$scenario" "${row[0]}" "${row[1]}" "${row[2]}" "$ratio"
+    # Heap allocations per operation, the same way: the difference between two runs, so the set-up's
+    # allocations cancel out. A singleton hit must allocate nothing.
+    log "$scenario / provision allocations"
+    a=$(blocks "$scenario" provision "$low")
+    b=$(blocks "$scenario" provision "$high")
+    allocations=$(awk -v a="$a" -v b="$b" -v n="$((high - low))" 'BEGIN { printf "%.2f", (b - a) / n }')
+    printf '%-22s %12s %12s %12s %10s %18s\n' "$scenario" "${row[0]}" "${row[1]}" "${row[2]}" "$ratio" "$allocations"
 done
