@@ -65,11 +65,27 @@ enum Throughput {
     static func run(seconds: Double, filter: (String) -> Bool) throws -> [ThroughputResult] {
         var results: [ThroughputResult] = []
         for (name, implementations) in try scenarios() where filter("throughput: \(name)") {
+            // Every thread count and implementation is measured in each of several short rounds, in
+            // turn, and the median round is reported: a machine whose speed drifts during the run then
+            // affects every thread count and implementation alike, so the scaling ratios (2 threads ÷
+            // 1 thread, taken from one run) hold better than one long measurement of each.
+            for shared in implementations.values {
+                _ = try? shared.run(100)  // warm-up: links plans and fills caches once
+            }
+            var samples: [Int: [String: [Double]]] = [:]
+            for _ in 0..<rounds {
+                for threads in threadCounts {
+                    for implementation in Scenario.Implementation.allCases {
+                        guard let shared = implementations[implementation] else { continue }
+                        let opsPerSecond = measure(shared, threads: threads, seconds: seconds / Double(rounds))
+                        samples[threads, default: [:]][implementation.rawValue, default: []].append(opsPerSecond)
+                    }
+                }
+            }
             for threads in threadCounts {
                 var result = ThroughputResult(scenario: name, threads: threads, opsPerSecond: [:])
-                for implementation in Scenario.Implementation.allCases {
-                    guard let shared = implementations[implementation] else { continue }
-                    result.opsPerSecond[implementation.rawValue] = measure(shared, threads: threads, seconds: seconds)
+                for (implementation, values) in samples[threads] ?? [:] {
+                    result.opsPerSecond[implementation] = Measurement(samples: values).median
                 }
                 results.append(result)
             }
@@ -77,9 +93,10 @@ enum Throughput {
         return results
     }
 
+    /// How many rounds each throughput figure is the median of.
+    static let rounds = 5
+
     private static func measure(_ shared: Shared, threads: Int, seconds: Double) -> Double {
-        // One short warm-up on every thread count, then the timed run.
-        _ = try? shared.run(1_000)
         let operations = Atomic<Int>(0)
         let sink = Atomic<UInt>(0)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
