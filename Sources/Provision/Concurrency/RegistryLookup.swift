@@ -8,8 +8,8 @@ public import Synchronization
 /// daemon between bursts). Going from the injector through the registry, its stripe list, the stripe,
 /// its published snapshot and the snapshot's slot array took six such loads before the first slot was
 /// read. The injector keeps this struct inline, so a lookup loads the stripe's word from this array and
-/// then probes the slots directly: the table's mask sits in the slot just before the first one (see
-/// ``Snapshot``).
+/// then probes the slots directly: the word is the slots' address with the table's size in its low
+/// bits (see ``Snapshot/lookupWord``).
 ///
 /// The words are written by each stripe when it publishes a new table, with the stripe's mutex held
 /// (see ``RegistryStripe/publish(_:in:)``), and read with acquiring loads. A table stays alive as long
@@ -20,7 +20,7 @@ public import Synchronization
 struct RegistryLookup: @unchecked Sendable {
     // Unchecked: the pointer's memory is only accessed through atomics (see above).
 
-    /// The address of each stripe's current slots, by stripe index.
+    /// Each stripe's current table, by stripe index (see ``Snapshot/lookupWord``).
     @usableFromInline let tables: UnsafeMutablePointer<Atomic<UInt>>
     /// How far a key's hash is shifted right to give its stripe index.
     @usableFromInline let stripeShift: UInt
@@ -41,8 +41,6 @@ struct RegistryLookup: @unchecked Sendable {
     /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
     @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
-        let address = tables[stripeIndex(for: key)].load(ordering: .acquiring)
-        guard let slots = UnsafeMutablePointer<Snapshot.Slot>(bitPattern: address) else { return nil }
-        return Snapshot.node(for: key, in: slots)
+        Snapshot.node(for: key, inTable: tables[stripeIndex(for: key)].load(ordering: .acquiring))
     }
 }

@@ -29,7 +29,7 @@ final class RegistryStripe: Sendable {
     /// stripe's whole life.
     @usableFromInline let published: Atomic<Unmanaged<Snapshot>>
 
-    /// This stripe's word in the registry's ``RegistryLookup``: the current snapshot's slot address,
+    /// This stripe's word in the registry's ``RegistryLookup``: the current snapshot's ``Snapshot/lookupWord``,
     /// for the request path. The registry owns the memory and outlives the stripe. Unsafe only in
     /// name: the pointer never changes, and its memory is accessed through the atomic alone.
     private nonisolated(unsafe) let lookupEntry: UnsafeMutablePointer<Atomic<UInt>>
@@ -39,7 +39,7 @@ final class RegistryStripe: Sendable {
         self.state = Locked(State(current: empty))
         self.published = Atomic(Unmanaged.passUnretained(empty))
         self.lookupEntry = lookupEntry
-        lookupEntry.pointee.store(empty.address, ordering: .releasing)
+        lookupEntry.pointee.store(empty.lookupWord, ordering: .releasing)
     }
 
     /// The node bound to `key` in this stripe, retained.
@@ -62,6 +62,6 @@ final class RegistryStripe: Sendable {
         state.retired.append(state.current)
         state.current = snapshot
         published.store(Unmanaged.passUnretained(snapshot), ordering: .releasing)
-        lookupEntry.pointee.store(snapshot.address, ordering: .releasing)
+        lookupEntry.pointee.store(snapshot.lookupWord, ordering: .releasing)
     }
 }

@@ -23,14 +23,18 @@ final class Snapshot {
 
     @usableFromInline let mask: Int
     @usableFromInline let shift: UInt
-    /// The first slot. The slot before it (the allocation's first) holds the table's mask in its `id`,
-    /// so that a lookup that starts from the slots' address (``RegistryLookup``) needs nothing else.
+    /// The slots, aligned to a 64-byte cache line so that no 32-byte slot straddles two lines.
     @usableFromInline let slots: UnsafeMutablePointer<Slot>
 
-    /// The address a stripe publishes for lock-free lookups (see ``RegistryLookup``).
-    var address: UInt {
-        UInt(bitPattern: slots)
+    /// The word a stripe publishes for lock-free lookups (see ``RegistryLookup``): the slots' address,
+    /// whose low six bits (zero, by the alignment) carry the table's ``shift``, so that a lookup needs
+    /// no second load to know the table's size.
+    var lookupWord: UInt {
+        UInt(bitPattern: slots) | shift
     }
+
+    /// The slots' alignment: a cache line, which also leaves the address's low six bits free.
+    @inlinable static var slotAlignment: Int { 64 }
 
     /// An empty table.
     convenience init() {
@@ -45,9 +49,10 @@ final class Snapshot {
         while capacity < nodes.count * 2 { capacity <<= 1 }
         mask = capacity - 1
         shift = UInt(64 - capacity.trailingZeroBitCount)
-        let storage = UnsafeMutablePointer<Slot>.allocate(capacity: capacity + 1)
-        storage.initialize(to: Slot(id: UInt(mask), node: nil, name: nil))
-        slots = storage + 1
+        slots = UnsafeMutableRawPointer.allocate(
+            byteCount: capacity * MemoryLayout<Slot>.stride,
+            alignment: Snapshot.slotAlignment
+        ).bindMemory(to: Slot.self, capacity: capacity)
         slots.initialize(repeating: Slot(id: 0, node: nil, name: nil), count: capacity)
     }
 
@@ -81,9 +86,8 @@ final class Snapshot {
     }
 
     deinit {
-        let storage = slots - 1
-        storage.deinitialize(count: mask + 2)
-        storage.deallocate()
+        slots.deinitialize(count: mask + 1)
+        UnsafeMutableRawPointer(slots).deallocate()
     }
 
     /// The first slot to probe for `key`: the top bits of a multiplicative hash.
@@ -113,20 +117,31 @@ final class Snapshot {
 
     /// The node bound to `key`, unretained: valid while this snapshot is alive.
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
-        Snapshot.node(for: key, in: slots)
+        Snapshot.node(for: key, in: slots, mask: mask, shift: shift)
     }
 
-    /// The node bound to `key` in the table whose first slot is `slots`, unretained.
+    /// The node bound to `key` in the table published as `word` (see ``lookupWord``), unretained.
+    @inlinable @inline(__always)
+    static func node(for key: BindingKey, inTable word: UInt) -> Unmanaged<AnyObject>? {
+        let shift = word & UInt(slotAlignment - 1)
+        guard let slots = UnsafeMutablePointer<Slot>(bitPattern: word & ~UInt(slotAlignment - 1)) else { return nil }
+        // A table of 2^k slots has the shift 64 - k and the mask 2^k - 1.
+        return node(for: key, in: slots, mask: Int(bitPattern: UInt.max &>> shift), shift: shift)
+    }
+
+    /// The node bound to `key` in the table whose slots are `slots`, unretained.
     ///
     /// Always inlined into the request path (``Injector/resolve(_:as:context:)``): as a call it spilled
     /// the request's registers around it on every lookup. Unnamed keys, the common case, take a path
     /// that compares one word and the slot name's presence per probe and never touches a string.
     @inlinable @inline(__always)
-    static func node(for key: BindingKey, in slots: UnsafeMutablePointer<Slot>) -> Unmanaged<AnyObject>? {
+    static func node(
+        for key: BindingKey,
+        in slots: UnsafeMutablePointer<Slot>,
+        mask: Int,
+        shift: UInt
+    ) -> Unmanaged<AnyObject>? {
         let id = UInt(bitPattern: key.id)
-        // The mask is 2^k - 1 for a table of 2^k slots, so its leading zeros are the hash's shift.
-        let mask = Int(bitPattern: slots[-1].id)
-        let shift = UInt(mask.leadingZeroBitCount)
         guard let name = key.name else {
             var index = Int(bitPattern: (id &* multiplier) &>> shift)
             while true {
