@@ -70,7 +70,7 @@ enum Throughput {
             // affects every thread count and implementation alike, so the scaling ratios (2 threads ÷
             // 1 thread, taken from one run) hold better than one long measurement of each.
             for shared in implementations.values {
-                _ = try? shared.run(100)  // warm-up: links plans and fills caches once
+                _ = try? shared.run(100) // warm-up: links plans and fills caches once
             }
             var samples: [Int: [String: [Double]]] = [:]
             for _ in 0..<rounds {

@@ -6,8 +6,8 @@ public import Synchronization
 /// Every top-level request starts with a lookup, and a lookup is a chain of dependent loads, each of
 /// which can miss the cache when the request is one of many (a closure resolving a thousand leaves, a
 /// daemon between bursts). Going from the injector through the registry, its stripe list, the stripe,
-/// its published snapshot and the snapshot's slot array took six such loads before the first slot was
-/// read. The injector keeps this struct inline, so a lookup loads the stripe's word from this array and
+/// its published snapshot and the snapshot's slot array took six such loads to reach the first slot;
+/// this way takes three. The injector keeps this struct inline, so a lookup loads the stripe's word from this array and
 /// then probes the slots directly: the word is the slots' address with the table's size in its low
 /// bits (see ``Snapshot/lookupWord``).
 ///
@@ -24,11 +24,6 @@ struct RegistryLookup: @unchecked Sendable {
     @usableFromInline let tables: UnsafeMutablePointer<Atomic<UInt>>
     /// How far a key's hash is shifted right to give its stripe index.
     @usableFromInline let stripeShift: UInt
-
-    init(tables: UnsafeMutablePointer<Atomic<UInt>>, stripeShift: UInt) {
-        self.tables = tables
-        self.stripeShift = stripeShift
-    }
 
     /// The stripe that holds `key`: Fibonacci hashing of the type's identity, cheap, and spreads the
     /// aligned metadata pointers evenly. Names do not take part, so all names of a type share a stripe.
