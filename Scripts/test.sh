@@ -60,7 +60,8 @@ log "Documentation (DocC catalog and doc comments, no warnings)"
 # Every symbol link must resolve and every parameter be documented. Skipped, saying so, where the
 # toolchain has no docc.
 if command -v docc >/dev/null 2>&1; then
-    rm -rf "$root/.build-docs/symbol-graphs"
+    # The directory is kept between runs: the compiler writes the symbol graphs only when it compiles,
+    # so after a build with nothing to do the previous graphs are the current ones.
     mkdir -p "$root/.build-docs/symbol-graphs"
     swift build --target Provision --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
         -Xswiftc -emit-symbol-graph-dir -Xswiftc "$root/.build-docs/symbol-graphs" >/dev/null || fatal "symbol graph"
