@@ -61,10 +61,19 @@ log "Documentation (DocC catalog and doc comments, no warnings)"
 # toolchain has no docc.
 if command -v docc >/dev/null 2>&1; then
     # The directory is kept between runs: the compiler writes the symbol graphs only when it compiles,
-    # so after a build with nothing to do the previous graphs are the current ones.
+    # so after a build with nothing to do the previous graphs are the current ones. When they are
+    # missing anyway (an interrupted run), the docs scratch path is cleaned so that the build compiles.
     mkdir -p "$root/.build-docs/symbol-graphs"
-    swift build --target Provision --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
-        -Xswiftc -emit-symbol-graph-dir -Xswiftc "$root/.build-docs/symbol-graphs" >/dev/null || fatal "symbol graph"
+    symbol_graphs() {
+        swift build --target Provision --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
+            -Xswiftc -emit-symbol-graph-dir -Xswiftc "$root/.build-docs/symbol-graphs" >/dev/null || fatal "symbol graph"
+    }
+    symbol_graphs
+    if [ ! -s "$root/.build-docs/symbol-graphs/Provision.symbols.json" ]; then
+        swift package --scratch-path .build-docs clean
+        symbol_graphs
+    fi
+    [ -s "$root/.build-docs/symbol-graphs/Provision.symbols.json" ] || fatal "no symbol graph for Provision"
     docc convert Sources/Provision/Provision.docc --additional-symbol-graph-dir "$root/.build-docs/symbol-graphs" \
         --output-path "$root/.build-docs/Provision.doccarchive" --fallback-display-name Provision \
         --fallback-bundle-identifier provision 2>&1 | tee "$root/.build/docc-output.txt" >/dev/null
