@@ -42,6 +42,14 @@ extension Injector {
         if let value = node._withUnsafeGuaranteedRef({ $0.cell?.value }) {
             return value
         }
+        // A plain transient leaf: its initializer, called directly (see `Node.direct`).
+        if let direct = node._withUnsafeGuaranteedRef({ $0.direct }) {
+            do {
+                return try direct()
+            } catch {
+                throw ProvisionError.factoryFailed(key, cause: error)
+            }
+        }
         guard let plan = node._withUnsafeGuaranteedRef({ AtomicReference.load($0.linkedPlan, as: Plan<T>.self) }) else {
             return try node.takeUnretainedValue().linkAndMake(context)
         }

@@ -64,6 +64,13 @@ final class Node<T>: AnyNode {
     /// The linked plan, published once. The pointer is retained by this node (released in `deinit`).
     @usableFromInline let linkedPlan = Atomic<UInt>(0)
 
+    /// Whether a request may call ``directFactory`` instead of the plan; set once, when linking found
+    /// that the plan would only call it (see ``direct``).
+    @usableFromInline let directEnabled = Atomic<Bool>(false)
+
+    /// A transient constructor binding's initializer without parameters, or `nil` (see ``direct``).
+    @usableFromInline let directFactory: (@Sendable () throws -> T)?
+
     @usableFromInline let key: BindingKey
     @usableFromInline let scope: Scope
     @usableFromInline let location: SourceLocation
@@ -118,6 +125,7 @@ final class Node<T>: AnyNode {
         self.arguments = recipe.arguments
         self.forwarding = recipe.forwarding
         self.isAsync = recipe.isAsync
+        self.directFactory = scope.kind == .transient ? recipe.directFactory : nil
         self.injector = injector
         self.hooks = hooks
         if scope.isSingleton || recipe.instance != nil {
@@ -136,6 +144,23 @@ final class Node<T>: AnyNode {
         // Released as plain objects: naming `Plan<T>` here would cost a metadata lookup per node.
         AtomicReference.release(linkedPlan)
         AtomicReference.release(linkedAsyncPlan)
+    }
+
+    /// The initializer a request may call directly, skipping the plan: set for a linked transient
+    /// binding to an initializer without parameters, whose plan would do nothing else (no property
+    /// injection, no observer). Such a binding is most leaves of a graph, and a request for one then
+    /// reads nothing beyond the node's first cache line before calling the initializer; the plan
+    /// object and its captured step, two more dependent loads, are only used by the plans that depend
+    /// on the binding.
+    @inlinable var direct: (@Sendable () throws -> T)? {
+        directEnabled.load(ordering: .acquiring) ? directFactory : nil
+    }
+
+    /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it.
+    @usableFromInline
+    func enableDirectConstruction() {
+        guard directFactory != nil else { return }
+        directEnabled.store(true, ordering: .releasing)
     }
 
     @usableFromInline var traits: NodeTraits {

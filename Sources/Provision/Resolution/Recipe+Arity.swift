@@ -18,16 +18,21 @@ extension Recipe {
 
     @inlinable
     static func constructor(_ f: @escaping @Sendable () throws -> T) -> Recipe {
-        Recipe(
+        var recipe = Recipe(
             dependencies: .known([]),
             link: { _, node in
                 let step = ConstructorStep0(key: node.key, f: f)
-                return node.scopedConstruction(
-                    Plan { [step] _ throws(ProvisionError) in try invoke(step.key) { try step.f() } }
-                )
+                let construction = Plan { [step] _ throws(ProvisionError) in try invoke(step.key) { try step.f() } }
+                let plan = node.scopedConstruction(construction)
+                // Nothing wrapped the construction (a transient, without property injection or an
+                // observer): a request may call the initializer directly.
+                if plan === construction { node.enableDirectConstruction() }
+                return plan
             },
             instance: nil
         )
+        recipe.directFactory = f
+        return recipe
     }
 
     @inlinable

@@ -26,6 +26,9 @@ struct Recipe<T> {
     @usableFromInline var forwarding: (any ArgumentForwarding)?
     /// Whether the binding's own factory is `async` (its synchronous plan can't build it).
     @usableFromInline var isAsync = false
+    /// For constructors without parameters: the initializer itself, which a request for a plain
+    /// transient binding may call without going through the plan (see ``Node/direct``).
+    @usableFromInline var directFactory: (@Sendable () throws -> T)?
     /// Turns the recipe into the node's async plan (see ``AsyncLinker``); `nil` for recipes that only
     /// build synchronously. Needed only when the node's subgraph has an async factory.
     @usableFromInline var asyncLink: AsyncLink?
