@@ -42,13 +42,12 @@ extension Injector {
         if let value = node._withUnsafeGuaranteedRef({ $0.cell?.value }) {
             return value
         }
-        // A plain transient leaf: its initializer, called directly (see `Node.direct`).
-        if let direct = node._withUnsafeGuaranteedRef({ $0.direct }) {
-            do {
-                return try direct()
-            } catch {
-                throw ProvisionError.factoryFailed(key, cause: error)
-            }
+        // A plain transient leaf: its initializer, called directly (see `Node.isDirect`).
+        let direct = node._withUnsafeGuaranteedRef { node in
+            Result { () throws(ProvisionError) in try node.makeDirectly() }
+        }
+        if let value = try direct.get() {
+            return value
         }
         guard let plan = node._withUnsafeGuaranteedRef({ AtomicReference.load($0.linkedPlan, as: Plan<T>.self) }) else {
             return try node.takeUnretainedValue().linkAndMake(context)

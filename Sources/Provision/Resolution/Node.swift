@@ -146,14 +146,27 @@ final class Node<T>: AnyNode {
         AtomicReference.release(linkedAsyncPlan)
     }
 
-    /// The initializer a request may call directly, skipping the plan: set for a linked transient
-    /// binding to an initializer without parameters, whose plan would do nothing else (no property
-    /// injection, no observer). Such a binding is most leaves of a graph, and a request for one then
-    /// reads nothing beyond the node's first cache line before calling the initializer; the plan
-    /// object and its captured step, two more dependent loads, are only used by the plans that depend
-    /// on the binding.
-    @inlinable var direct: (@Sendable () throws -> T)? {
-        directEnabled.load(ordering: .acquiring) ? directFactory : nil
+    /// Whether a request calls ``directFactory`` directly, skipping the plan: true for a linked
+    /// transient binding to an initializer without parameters, whose plan would do nothing else (no
+    /// property injection, no observer). Such a binding is most leaves of a graph, and a request for
+    /// one then reads nothing beyond the node's first cache line before calling the initializer; the
+    /// plan object and its captured step, two more dependent loads, are only used by the plans that
+    /// depend on the binding.
+    var isDirect: Bool {
+        directEnabled.load(ordering: .acquiring) && directFactory != nil
+    }
+
+    /// Builds the value with ``directFactory`` when ``isDirect``; `nil` otherwise. The initializer is
+    /// called in place, from the node's field, so its context is not retained around the call (a
+    /// shared reference count written by every request would bounce between threads).
+    @inlinable
+    func makeDirectly() throws(ProvisionError) -> T? {
+        guard directEnabled.load(ordering: .acquiring) else { return nil }
+        do {
+            return try directFactory?()
+        } catch {
+            throw ProvisionError.factoryFailed(key, cause: error)
+        }
     }
 
     /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it.

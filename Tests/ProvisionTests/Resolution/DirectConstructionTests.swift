@@ -4,7 +4,7 @@ import Testing
 @testable import Provision
 
 // A request for a linked transient binding to a parameterless initializer calls the initializer
-// directly (Node.direct), skipping its plan. These tests pin down that nothing the plan would have done
+// directly (Node.isDirect), skipping its plan. These tests pin down that nothing the plan would have done
 // is lost on that path: a new instance per request, the factory's errors, property injection, observer
 // events, and no shortcut for singletons.
 
@@ -38,10 +38,10 @@ struct DirectConstructionTests {
     func newInstancePerRequest() throws {
         let injector = try Injector(TestModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init) })
         let node = try #require(injector.lookup(BindingKey(DirectLeaf.self), as: DirectLeaf.self))
-        #expect(node.direct == nil)
+        #expect(!node.isDirect)
         let before = DirectLeaf.built.value
         let instances = try (0..<5).map { _ in try injector.get(DirectLeaf.self) }
-        #expect(node.direct != nil)
+        #expect(node.isDirect)
         #expect(DirectLeaf.built.value - before == 5)
         #expect(Set(instances.map(ObjectIdentifier.init)).count == 5)
     }
@@ -52,7 +52,7 @@ struct DirectConstructionTests {
         DirectFlaky.failing.store(false, ordering: .relaxed)
         _ = try injector.get(DirectFlaky.self)
         let node = try #require(injector.lookup(BindingKey(DirectFlaky.self), as: DirectFlaky.self))
-        #expect(node.direct != nil)
+        #expect(node.isDirect)
         DirectFlaky.failing.store(true, ordering: .relaxed)
         defer { DirectFlaky.failing.store(false, ordering: .relaxed) }
         let error = #expect(throws: ProvisionError.self) { try injector.get(DirectFlaky.self) }
@@ -73,7 +73,7 @@ struct DirectConstructionTests {
             #expect(try injector.get(DirectWithProperty.self).engine != nil)
         }
         let node = try #require(injector.lookup(BindingKey(DirectWithProperty.self), as: DirectWithProperty.self))
-        #expect(node.direct == nil)
+        #expect(!node.isDirect)
     }
 
     @Test("with an observer every request reports its build: no direct path")
@@ -86,7 +86,7 @@ struct DirectConstructionTests {
         for _ in 0..<3 { _ = try injector.get(DirectLeaf.self) }
         #expect(observer.lines(.built) == Array(repeating: "built DirectLeaf", count: 3))
         let node = try #require(injector.lookup(BindingKey(DirectLeaf.self), as: DirectLeaf.self))
-        #expect(node.direct == nil)
+        #expect(!node.isDirect)
     }
 
     @Test("a singleton of a parameterless initializer is built once and never takes the direct path")
@@ -98,6 +98,6 @@ struct DirectConstructionTests {
         #expect(first === second)
         #expect(DirectLeaf.built.value - before == 1)
         let node = try #require(injector.lookup(BindingKey(DirectLeaf.self), as: DirectLeaf.self))
-        #expect(node.direct == nil)
+        #expect(!node.isDirect)
     }
 }
