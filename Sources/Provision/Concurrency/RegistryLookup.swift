@@ -17,11 +17,10 @@ public import Synchronization
 /// memory. The registry owns the array and frees it in its deinitializer; the injector that copies this
 /// struct owns the registry.
 @usableFromInline
-struct RegistryLookup: @unchecked Sendable {
-    // Unchecked: the pointer's memory is only accessed through atomics (see above).
-
-    /// Each stripe's current table, by stripe index (see ``Snapshot/lookupWord``).
-    @usableFromInline let tables: UnsafeMutablePointer<Atomic<UInt>>
+struct RegistryLookup: Sendable {
+    /// Each stripe's current table, by stripe index (see ``Snapshot/lookupWord``). Unsafe only in name:
+    /// the pointer never changes, and its memory is accessed through the atomics alone (see above).
+    @usableFromInline nonisolated(unsafe) let tables: UnsafeMutablePointer<Atomic<UInt>>
     /// How far a key's hash is shifted right to give its stripe index.
     @usableFromInline let stripeShift: UInt
 
