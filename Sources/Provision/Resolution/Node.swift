@@ -50,9 +50,10 @@ struct NodeTraits: OptionSet, Sendable {
 
 @usableFromInline
 final class Node<T>: AnyNode {
-    // The two fields every request reads come first, so that they share the cache line of the object's
-    // header: a request for a transient binding in a large graph then touches one line of its node
-    // instead of two (a class's stored properties are laid out in declaration order).
+    // The fields every request reads come first, so that they share the cache line of the object's
+    // header (a class's stored properties are laid out in declaration order): the singleton's cell, the
+    // linked plan and the direct initializer of a parameterless transient. A request for a binding in a
+    // large graph then touches one line of its node.
 
     /// The singleton instance, published once. Shared with the singleton plan, which reads it without
     /// touching the node.
@@ -65,10 +66,10 @@ final class Node<T>: AnyNode {
     @usableFromInline let linkedPlan = Atomic<UInt>(0)
 
     /// Whether a request may call ``directFactory`` instead of the plan; set once, when linking found
-    /// that the plan would only call it (see ``direct``).
+    /// that the plan would only call it (see ``isDirect``).
     @usableFromInline let directEnabled = Atomic<Bool>(false)
 
-    /// A transient constructor binding's initializer without parameters, or `nil` (see ``direct``).
+    /// A transient constructor binding's initializer without parameters, or `nil` (see ``isDirect``).
     @usableFromInline let directFactory: (@Sendable () throws -> T)?
 
     @usableFromInline let key: BindingKey
