@@ -8,7 +8,7 @@ internal import Synchronization
 /// checks that none of the keys is bound yet, and publishes all of them before unlocking: a concurrent
 /// reader sees either none or all of a stripe's new bindings, and no registration is ever lost.
 @usableFromInline
-final class Registry {
+final class Registry: Sendable {
     private let stripes: [RegistryStripe]
     /// The lock-free read side: every stripe's current table (see ``RegistryLookup``). Its memory is
     /// owned here and freed in `deinit`.
@@ -51,7 +51,8 @@ final class Registry {
 
     /// The node bound to `key`, retained.
     func retainedNode(for key: BindingKey) -> (any AnyNode)? {
-        stripe(for: key).retainedNode(for: key)
+        // Every node in a table is a `Node<T>`, which conforms to AnyNode.
+        lookup.node(for: key)?.takeUnretainedValue() as? any AnyNode
     }
 
     /// Every node of the injector, in no particular order.
@@ -125,7 +126,3 @@ final class Registry {
         }
     }
 }
-
-// The lookup's table is written only through atomics (by the stripes) and freed in `deinit`; every
-// stripe is itself Sendable.
-extension Registry: @unchecked Sendable {}

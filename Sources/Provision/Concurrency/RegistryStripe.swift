@@ -1,10 +1,11 @@
-public import Synchronization
+import Synchronization
 
 /// One stripe of the registry: the bindings whose keys hash to it, and the gates of its singletons
 /// under construction.
 ///
 /// Reads take no lock: the stripe's bindings are published as an immutable ``Snapshot`` through one
-/// atomic pointer, and a lookup is one acquiring load plus a dictionary probe. Writers (installing
+/// atomic word in the registry's ``RegistryLookup``, and a lookup is one acquiring load plus a probe of
+/// the snapshot's table. Writers (installing
 /// bindings, installing or removing a singleton gate) take the stripe's mutex; a binding write copies
 /// the stripe's table, publishes the copy, and keeps the old snapshot alive until the stripe is freed,
 /// because a reader on another thread may still be probing it.
@@ -25,31 +26,23 @@ final class RegistryStripe: Sendable {
 
     private let state: Locked<State>
 
-    /// The current snapshot, unretained: `state.current` or `state.retired` keeps it alive for the
-    /// stripe's whole life.
-    @usableFromInline let published: Atomic<Unmanaged<Snapshot>>
-
-    /// This stripe's word in the registry's ``RegistryLookup``: the current snapshot's ``Snapshot/lookupWord``,
-    /// for the request path. The registry owns the memory and outlives the stripe. Unsafe only in
-    /// name: the pointer never changes, and its memory is accessed through the atomic alone.
+    /// This stripe's word in the registry's ``RegistryLookup``: the current snapshot's
+    /// ``Snapshot/lookupWord``, the only way readers reach it (`state.current` or `state.retired` keeps
+    /// every snapshot alive for the stripe's whole life). The registry owns the memory and outlives the
+    /// stripe. Unsafe only in name: the pointer never changes, and its memory is accessed through the
+    /// atomic alone.
     private nonisolated(unsafe) let lookupEntry: UnsafeMutablePointer<Atomic<UInt>>
 
     init(lookupEntry: UnsafeMutablePointer<Atomic<UInt>>) {
         let empty = Snapshot()
         self.state = Locked(State(current: empty))
-        self.published = Atomic(Unmanaged.passUnretained(empty))
         self.lookupEntry = lookupEntry
         lookupEntry.pointee.store(empty.lookupWord, ordering: .releasing)
     }
 
-    /// The node bound to `key` in this stripe, retained.
-    func retainedNode(for key: BindingKey) -> (any AnyNode)? {
-        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.retainedNode(for: key) }
-    }
-
-    /// Every node in this stripe.
+    /// Every node in this stripe (the current snapshot's, read under the mutex).
     var nodes: [any AnyNode] {
-        published.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.nodes }
+        state.withLock { $0.current.nodes }
     }
 
     /// Runs `body` with the stripe's state locked. `body` must not run user code or block.
@@ -61,7 +54,6 @@ final class RegistryStripe: Sendable {
     func publish(_ snapshot: Snapshot, in state: inout State) {
         state.retired.append(state.current)
         state.current = snapshot
-        published.store(Unmanaged.passUnretained(snapshot), ordering: .releasing)
         lookupEntry.pointee.store(snapshot.lookupWord, ordering: .releasing)
     }
 }

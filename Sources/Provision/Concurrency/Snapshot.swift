@@ -9,7 +9,7 @@
 /// Writers don't edit a snapshot: they build a new one from ``nodes`` and the added nodes (see
 /// ``adding(_:)``), which also finds keys bound twice.
 @usableFromInline
-final class Snapshot {
+final class Snapshot: Sendable {
     /// One slot of the table; empty when `id == 0`.
     @usableFromInline
     struct Slot {
@@ -23,8 +23,10 @@ final class Snapshot {
 
     @usableFromInline let mask: Int
     @usableFromInline let shift: UInt
-    /// The slots, aligned to a 64-byte cache line so that no 32-byte slot straddles two lines.
-    @usableFromInline let slots: UnsafeMutablePointer<Slot>
+    /// The slots, aligned to a 64-byte cache line so that no 32-byte slot straddles two lines. Unsafe
+    /// only in name: they are written only in `adding(_:)`, before the snapshot is published to other
+    /// threads (through an atomic store with release ordering), and never written again.
+    @usableFromInline nonisolated(unsafe) let slots: UnsafeMutablePointer<Slot>
 
     /// The word a stripe publishes for lock-free lookups (see ``RegistryLookup``): the slots' address,
     /// whose low six bits (zero, by the alignment) carry the table's ``shift``, so that a lookup needs
@@ -115,11 +117,6 @@ final class Snapshot {
     /// The multiplier of the slot hash.
     @inlinable static var multiplier: UInt { 0xC2B2_AE3D_27D4_EB4F }
 
-    /// The node bound to `key`, unretained: valid while this snapshot is alive.
-    func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
-        Snapshot.node(for: key, in: slots, mask: mask, shift: shift)
-    }
-
     /// The node bound to `key` in the table published as `word` (see ``lookupWord``), unretained.
     @inlinable @inline(__always)
     static func node(for key: BindingKey, inTable word: UInt) -> Unmanaged<AnyObject>? {
@@ -172,14 +169,4 @@ final class Snapshot {
             index = (index &+ 1) & mask
         }
     }
-
-    /// The node bound to `key`, retained.
-    func retainedNode(for key: BindingKey) -> (any AnyNode)? {
-        // Every node in the table is a `Node<T>`, which conforms to AnyNode.
-        node(for: key)?.takeUnretainedValue() as? any AnyNode
-    }
 }
-
-// The table's storage is written only in `adding(_:)`, before the snapshot is published to other
-// threads (through an atomic store with release ordering), and never written again.
-extension Snapshot: @unchecked Sendable {}
