@@ -2,9 +2,11 @@
 /// requested asynchronously.
 ///
 /// The synchronous ``Linker`` runs first: it finds missing bindings and cycles, and marks every node
-/// whose subgraph has an async factory (``NodeTraits/needsAsync``). Only those nodes get an async plan
-/// made from their recipe's ``Recipe/asyncLink``; any other node's async plan runs its synchronous plan,
-/// so a mostly synchronous graph pays for `async` only where it has to.
+/// whose subgraph has an async factory (``NodeTraits/needsAsync``) or a gate where a request may wait
+/// (``NodeTraits/hasGate``: a singleton or scoped instance it builds). Those nodes get an async plan
+/// made from their recipe's ``Recipe/asyncLink``, which awaits async factories and suspends (never
+/// blocks) where another request is building an instance; any other node's async plan runs its
+/// synchronous plan, which can neither await nor wait.
 @usableFromInline
 struct AsyncLinker: Sendable {
     @usableFromInline init() {}
@@ -19,14 +21,29 @@ struct AsyncLinker: Sendable {
         } else {
             syncPlan = try Linker().link(node)
         }
-        guard node.traits.contains(.needsAsync) else {
-            let sync = PlanReference(syncPlan)
+        let traits = node.traits
+        let sync = PlanReference(syncPlan)
+        guard traits.contains(.needsAsync) || traits.contains(.hasGate) else {
             return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
         }
-        guard let asyncLink = node.asyncLink else {
+        if let asyncLink = node.asyncLink {
+            return node.publishAsync(try asyncLink(self, node))
+        }
+        guard !traits.contains(.needsAsync) else {
             throw ProvisionError.asyncUnsupported(node.key)
         }
-        return node.publishAsync(try asyncLink(self, node))
+        // A recipe with no async form (a type's own `Injectable` declaration, a binding with
+        // arguments): suspend while another request builds the singleton, then run the synchronous plan.
+        guard let cell = node.cell else {
+            return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
+        }
+        return node.publishAsync(
+            AsyncPlan { context throws(ProvisionError) in
+                if let value = cell.value { return value }
+                try await cell.awaitBuildInProgress(context)
+                return try sync.make(context)
+            }
+        )
     }
 
     /// The async plan for the unnamed binding of `type`, a dependency of `dependent`.

@@ -36,6 +36,29 @@ extension Recipe {
         return recipe
     }
 
+    /// The async form of a synchronous closure binding: the closure runs as it is (its own requests
+    /// are synchronous), but a request for the binding's singleton or scoped instance suspends while
+    /// another request builds it. Not inlinable, like ``constructingAsynchronously(_:)``.
+    @usableFromInline
+    static func closingAsynchronously(_ body: @escaping @Sendable (Resolver) throws -> T) -> AsyncLink {
+        { _, node in
+            let key = node.key
+            let injector = node.injector
+            let tracksPath = node.scope.kind == .transient
+            // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
+            return node.scopedAsync(
+                AsyncPlan { [unowned injector] context throws(ProvisionError) in
+                    let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+                    do {
+                        return try body(Resolver(injector: injector, context: inner))
+                    } catch {
+                        throw ProvisionError.thrown(by: key, error)
+                    }
+                }
+            )
+        }
+    }
+
     /// The same constructor recipe, able to build asynchronously when one of its dependencies has an
     /// async factory. Not inlinable on purpose: the async path is the rare one, and specializing it at
     /// every binding would double the code each `to(...)` generates.

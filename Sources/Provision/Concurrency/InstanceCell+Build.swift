@@ -12,9 +12,21 @@ extension InstanceCell {
     }
 
     /// The context the factory runs with: a singleton leaves the request's scope behind (a singleton
-    /// depending on a scoped instance would hold it captive); a scoped instance keeps it.
-    private func factoryContext(_ context: ResolutionContext) -> ResolutionContext {
-        isScoped ? context.pushing(key) : context.enteringSingleton(key)
+    /// depending on a scoped instance would hold it captive); a scoped instance keeps it. Either way the
+    /// frame records the gate the build holds (see ``WaitGraph``).
+    private func factoryContext(_ context: ResolutionContext, gate: SingletonGate) -> ResolutionContext {
+        isScoped ? context.enteringScoped(key, gate: gate) : context.enteringSingleton(key, gate: gate)
+    }
+
+    /// The error for a request that finds `key` on its own path: the path from the key's first frame,
+    /// when the request continued a factory's path (see ``ResolutionContext/continuingAmbient()``: no
+    /// plan of that factory prepends it), or the key alone (the plans the error passes through prepend
+    /// the rest).
+    private func cycleError(_ context: ResolutionContext, continued: Bool) -> ProvisionError {
+        guard continued else { return ProvisionError.cycle(key, path: [key]) }
+        let keys = context.keys
+        let start = keys.firstIndex(of: key) ?? keys.startIndex
+        return ProvisionError.cycle(key, path: Array(keys[start...]) + [key])
     }
 
     /// Decides, under the stripe lock, whether the instance is ready, being built, or to be built by
@@ -46,20 +58,41 @@ extension InstanceCell {
         }
     }
 
-    /// Ends a build: publishes a success, removes the gate, records the outcome and wakes every waiter.
+    /// Runs `decide` and lets a perturbed schedule (see ``ScheduleProbe``) switch threads right after.
+    private func decideProbed(
+        in stripe: RegistryStripe,
+        owner: UInt,
+        isAsync: Bool,
+        registerWaiter: Bool
+    ) -> GateAction {
+        let action = decide(in: stripe, owner: owner, isAsync: isAsync, registerWaiter: registerWaiter)
+        switch action {
+        case .build: ScheduleProbe.step(.gateInstalled)
+        case .wait: ScheduleProbe.step(.waiterRegistered)
+        default: break
+        }
+        return action
+    }
+
+    /// Ends a build: publishes a success, records the outcome, removes the gate and wakes every waiter.
+    ///
+    /// The outcome is recorded before the gate is removed and before anyone is woken: from that moment
+    /// the waits on this gate are over as far as the waits-for graph is concerned (see ``WaitGraph``),
+    /// and a waiter registered late still finds the outcome when it wakes.
     private func finish(_ result: Result<T, ProvisionError>, gate: SingletonGate, in stripe: RegistryStripe) {
         if case .success(let value) = result {
+            ScheduleProbe.step(.publishing)
             publish(value)
+        }
+        switch result {
+        case .success: gate.finish(.built)
+        case .failure(let error): gate.finish(.failed(error))
         }
         let id = ObjectIdentifier(self)
         let entry = stripe.withState { state in
             state.gates.removeValue(forKey: id)
         }
         injector.lifecycle.endBuild()
-        switch result {
-        case .success: gate.finish(.built)
-        case .failure(let error): gate.finish(.failed(error))
-        }
         entry?.wakeAll()
     }
 
@@ -86,13 +119,15 @@ extension InstanceCell {
         _ context: ResolutionContext,
         using make: (ResolutionContext) throws(ProvisionError) -> T
     ) throws(ProvisionError) -> T {
+        let continued = context.frame == nil
+        let context = context.continuingAmbient()
         if context.contains(key) {
-            throw ProvisionError.cycle(key, path: [key])
+            throw cycleError(context, continued: continued && context.frame != nil)
         }
         let stripe = injector.registry.stripe(for: key)
-        let thread = ThreadIdentity.current
+        let me = ExecutionIdentity.current
         while true {
-            switch decide(in: stripe, owner: thread, isAsync: false, registerWaiter: true) {
+            switch decideProbed(in: stripe, owner: me, isAsync: false, registerWaiter: true) {
             case .ready:
                 if let value { return value }
 
@@ -103,13 +138,13 @@ extension InstanceCell {
                 throw ProvisionError.requiresAsync(key, dependency: key, path: [key])
 
             case .wait(let gate):
-                try wait(on: gate, thread: thread, context: context)
+                try wait(on: gate, as: me, context: context)
                 if let value = try value(after: gate) { return value }
 
             case .build(let gate):
                 let result: Result<T, ProvisionError>
                 do throws(ProvisionError) {
-                    result = .success(try make(factoryContext(context)))
+                    result = .success(try make(factoryContext(context, gate: gate)))
                 } catch {
                     result = .failure(error)
                 }
@@ -120,23 +155,26 @@ extension InstanceCell {
     }
 
     /// Builds the instance once in an async resolution, or suspends until the request building it is
-    /// done. No thread blocks: a waiting caller suspends on a continuation that the builder resumes.
+    /// done. No thread blocks: a waiting caller suspends on a continuation that the builder resumes, also
+    /// when the builder is a synchronous request on another thread.
     ///
-    /// Cycles: a re-entrant request finds the key on its own path; a cycle of waits between async
-    /// resolutions is found through the waits-for graph, with the resolution's async identity in place
-    /// of a thread.
+    /// Cycles: a re-entrant request finds the key on its own path (also when it came back through the
+    /// injector rather than the factory's ``Resolver``: the factory runs with its path in
+    /// ``ResolutionContext/ambientFrame``); a cycle of waits between tasks and threads is found through
+    /// the waits-for graph, each task with an identity of its own (see ``ExecutionIdentity``).
     func buildAsync(
         _ context: ResolutionContext,
         using make: (ResolutionContext) async throws(ProvisionError) -> T
     ) async throws(ProvisionError) -> T {
+        let continued = context.frame == nil
+        let context = context.continuingAmbient()
         if context.contains(key) {
-            throw ProvisionError.cycle(key, path: [key])
+            throw cycleError(context, continued: continued && context.frame != nil)
         }
-        let task = context.task != 0 ? context.task : AsyncIdentity.next()
-        let context = context.identified(as: task)
+        let me = ExecutionIdentity.current
         let stripe = injector.registry.stripe(for: key)
         while true {
-            switch decide(in: stripe, owner: task, isAsync: true, registerWaiter: false) {
+            switch decideProbed(in: stripe, owner: me, isAsync: true, registerWaiter: false) {
             case .ready:
                 if let value { return value }
 
@@ -148,15 +186,20 @@ extension InstanceCell {
                 break
 
             case .wait(let gate):
-                try await suspend(on: gate, task: task, in: stripe, context: context)
+                try await suspend(on: gate, as: me, in: stripe, context: context)
                 if let value = try value(after: gate) { return value }
 
             case .build(let gate):
-                let result: Result<T, ProvisionError>
-                do throws(ProvisionError) {
-                    result = .success(try await make(factoryContext(context)))
-                } catch {
-                    result = .failure(error)
+                let inner = factoryContext(context, gate: gate)
+                // The factory's path is ambient while it runs, for requests it makes through the
+                // injector itself and for its child tasks.
+                let result = await ResolutionContext.$ambientFrame.withValue(inner.frame) {
+                    () async -> Result<T, ProvisionError> in
+                    do throws(ProvisionError) {
+                        return .success(try await make(inner))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
                 finish(result, gate: gate, in: stripe)
                 return try result.get()
@@ -164,24 +207,30 @@ extension InstanceCell {
         }
     }
 
-    /// Suspends until `gate`'s build ends, unless waiting would close a cycle of waits.
-    ///
-    /// Two tasks of one resolution (child tasks of a factory) share its identity; such a task finding
-    /// the gate of its own resolution waits too (a real self-cycle was already found on the path).
+    /// Suspends while another request builds the instance, if one does, without building it: for async
+    /// requests whose synchronous plan builds it (see ``AsyncLinker``), so that they wait without
+    /// blocking a thread.
+    func awaitBuildInProgress(_ context: ResolutionContext) async throws(ProvisionError) {
+        let context = context.continuingAmbient()
+        if context.contains(key) { return } // the synchronous plan reports the cycle
+        let id = ObjectIdentifier(self)
+        let stripe = injector.registry.stripe(for: key)
+        let gate = stripe.withState { state in state.gates[id]?.gate }
+        guard let gate else { return }
+        try await suspend(on: gate, as: ExecutionIdentity.current, in: stripe, context: context)
+    }
+
+    /// Suspends until `gate`'s build ends, unless waiting would close a cycle of waits; stops waiting at
+    /// once when the task is cancelled or the configured timeout passes.
     private func suspend(
         on gate: SingletonGate,
-        task: UInt,
+        as me: UInt,
         in stripe: RegistryStripe,
         context: ResolutionContext
     ) async throws(ProvisionError) {
-        if gate.owner != task {
-            if let others = WaitGraph.beginWaiting(on: gate, thread: task, path: context.keys + [key]) {
-                throw ProvisionError.crossThreadCycle(key, path: [key], otherThreads: others)
-            }
-        }
-        defer {
-            if gate.owner != task { WaitGraph.endWaiting(thread: task) }
-        }
+        if Task.isCancelled { throw ProvisionError.cancelled(key) }
+        try beginWaiting(on: gate, as: me, context: context)
+        defer { WaitGraph.endWaiting(me) }
         let id = ObjectIdentifier(self)
         let timeout = injector.configuration.singletonWaitTimeout
         let waiter = SuspendedWaiter()
@@ -194,24 +243,43 @@ extension InstanceCell {
                 return true
             }
         }
-        if waiter.timedOut, let timeout {
+        switch waiter.outcome {
+        case .woken:
+            return
+        case .timedOut:
             // The builder will find the waiter resumed already and skip it.
-            throw ProvisionError.timedOut(key, after: timeout)
+            throw ProvisionError.timedOut(key, after: timeout ?? .zero)
+        case .cancelled:
+            throw ProvisionError.cancelled(key)
         }
+    }
+
+    /// Records a wait on `gate` in the waits-for graph, or throws the cycle error that waiting would
+    /// deadlock on. The path is the key alone: the plans the error propagates through prepend the rest.
+    private func beginWaiting(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
+        guard
+            let others = WaitGraph.beginWaiting(
+                on: gate, as: me, holding: context.heldGates, path: context.keys + [key])
+        else { return }
+        if others.isEmpty {
+            // The gate is held by this very thread or task, or by a build on its path.
+            throw ProvisionError.cycle(key, path: [key])
+        }
+        throw ProvisionError.crossThreadCycle(key, path: [key], otherThreads: others)
     }
 
     /// Waits for another thread's build of this singleton, reporting the wait to the injector's
     /// observer, if it has one (after the wait, with no lock held; a wait that ends in a cycle error
     /// never started, so it reports nothing).
-    private func wait(on gate: SingletonGate, thread: UInt, context: ResolutionContext) throws(ProvisionError) {
+    private func wait(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
         guard let observer = injector.configuration.observer else {
-            return try waitForBuild(on: gate, thread: thread, context: context)
+            return try waitForBuild(on: gate, as: me, context: context)
         }
         let clock = ContinuousClock()
         let started = clock.now
         let result: Result<Void, ProvisionError>
         do throws(ProvisionError) {
-            result = .success(try waitForBuild(on: gate, thread: thread, context: context))
+            result = .success(try waitForBuild(on: gate, as: me, context: context))
         } catch {
             result = .failure(error)
         }
@@ -225,17 +293,9 @@ extension InstanceCell {
     }
 
     /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
-    private func waitForBuild(on gate: SingletonGate, thread: UInt, context: ResolutionContext) throws(ProvisionError) {
-        if gate.owner == thread {
-            // Unreachable through the public API (the key would be on this thread's path), but waiting
-            // here would be waiting on ourselves.
-            throw ProvisionError.cycle(key, path: [key])
-        }
-        if let others = WaitGraph.beginWaiting(on: gate, thread: thread, path: context.keys + [key]) {
-            // The path is the key alone: the plans this error propagates through prepend the rest.
-            throw ProvisionError.crossThreadCycle(key, path: [key], otherThreads: others)
-        }
-        defer { WaitGraph.endWaiting(thread: thread) }
+    private func waitForBuild(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
+        try beginWaiting(on: gate, as: me, context: context)
+        defer { WaitGraph.endWaiting(me) }
         guard let timeout = injector.configuration.singletonWaitTimeout else {
             gate.semaphore.wait()
             return

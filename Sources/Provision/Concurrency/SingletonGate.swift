@@ -1,13 +1,15 @@
 import Dispatch
+import Synchronization
 
 /// The gate that makes a singleton's factory run once while other threads wait for it.
 ///
 /// The first thread to need an unbuilt singleton installs a gate for its cell in the key's registry
 /// stripe and builds the instance with no lock held. Threads that arrive while the gate is installed
 /// register as waiters (under the stripe lock) and wait on the gate's semaphore; async callers register
-/// a continuation and suspend instead. When the build ends, the builder removes the gate and records the
-/// outcome, then signals the semaphore once per registered waiter and resumes every continuation. A failed build publishes nothing: every waiter gets the error, and the next request
-/// installs a new gate and tries again.
+/// a continuation and suspend instead. When the build ends, the builder publishes the instance, records
+/// the outcome (``finish(_:)``), removes the gate, then signals the semaphore once per registered waiter
+/// and resumes every continuation. A failed build publishes nothing: every waiter gets the error, and
+/// the next request installs a new gate and tries again.
 final class SingletonGate: Sendable {
     enum Outcome: Sendable {
         case pending
@@ -18,7 +20,7 @@ final class SingletonGate: Sendable {
     /// Signalled once per waiter when the build ends.
     let semaphore = DispatchSemaphore(value: 0)
 
-    /// The thread running the factory, or the async resolution (see ``ResolutionRequest/task``).
+    /// Who runs the factory: the building task, or thread outside any task (see ``ExecutionIdentity``).
     let owner: UInt
 
     /// Whether the factory runs in an async resolution: a synchronous caller never waits for it.
@@ -34,12 +36,24 @@ final class SingletonGate: Sendable {
     /// the semaphore's own ordering.
     private let state = Locked<Outcome>(.pending)
 
+    /// Set once the build has ended, before any waiter is woken: from then on, a wait on this gate is
+    /// no longer a reason for anything (see ``WaitGraph``). Read under the waits-for graph's lock.
+    private let ended = Atomic<Bool>(false)
+
     var outcome: Outcome {
         state.withLock { $0 }
     }
 
+    /// Whether the build has ended (``finish(_:)`` was called).
+    var isFinished: Bool {
+        ended.load(ordering: .acquiring)
+    }
+
+    /// Records the build's outcome. Called once, by the builder, before it wakes the waiters.
     func finish(_ outcome: Outcome) {
         state.withLock { $0 = outcome }
+        ended.store(true, ordering: .releasing)
+        ScheduleProbe.step(.gateFinished)
     }
 }
 
@@ -57,11 +71,12 @@ struct GateEntry: Sendable {
 
     /// Wakes every waiter. Call after removing the entry from the stripe, with no lock held.
     func wakeAll() {
+        ScheduleProbe.step(.waking)
         for _ in 0..<waiters {
             gate.semaphore.signal()
         }
         for waiter in suspended {
-            waiter.resume(timedOut: false)
+            waiter.resume(.woken)
         }
     }
 }

@@ -26,6 +26,7 @@ extension ProvisionError {
             case startFailed
             case stopFailed
             case invalidLifecycle
+            case cancelled
         }
 
         private let value: Value
@@ -121,6 +122,10 @@ extension ProvisionError {
         /// singleton, a binding with arguments made scoped; or the injector was started twice.
         public static let invalidLifecycle = Code(.invalidLifecycle)
 
+        /// An async request was cancelled while it waited for another request to build an instance: it
+        /// stopped waiting at once (the build goes on for everyone else).
+        public static let cancelled = Code(.cancelled)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -145,6 +150,7 @@ extension ProvisionError {
             case .startFailed: "start failed"
             case .stopFailed: "stop failed"
             case .invalidLifecycle: "invalid lifecycle"
+            case .cancelled: "cancelled"
             }
         }
     }

@@ -154,6 +154,18 @@ extension ProvisionError {
         )
     }
 
+    /// An async request was cancelled while it waited for another request's build of `key`.
+    static func cancelled(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .cancelled,
+            key: key,
+            message: "the task was cancelled while it waited for another request to build \(key)",
+            hint: "nothing to fix if the cancellation was intended; the build goes on, and a later request gets "
+                + "its instance",
+            path: [key]
+        )
+    }
+
     static func timedOut(_ key: BindingKey, after timeout: Duration) -> ProvisionError {
         ProvisionError(
             code: .timedOut,

@@ -46,33 +46,56 @@ extension Injector {
         for batch in order.batches {
             let failures = await startConcurrently(batch)
             if !failures.isEmpty { try await abandonStart(failures) }
+            // Shutdown began during the batch: it stops what the batch started; start nothing more.
+            if lifecycle.state.withLock({ $0.phase != .starting }) { throw ProvisionError.shutDown(nil) }
         }
         let stoppedMeanwhile = lifecycle.state.withLock { state in
             guard state.phase == .starting else { return true }
             state.phase = .started
             return false
         }
+        ScheduleProbe.step(.phaseChanged)
         if stoppedMeanwhile { throw ProvisionError.shutDown(nil) }
     }
 
     /// Starts a batch of services concurrently; records each one that started, in the order they
     /// finished. Returns the failures.
+    ///
+    /// Each service is *claimed* under the lifecycle lock before its hook runs, and only while the phase
+    /// is still `starting`: once ``shutdown()`` has begun, no service starts. A claimed hook counts as in
+    /// flight until it has returned and its service is recorded as started, and shutdown waits for the
+    /// hooks in flight before it takes the list of started services, so every service whose start hook
+    /// returned is stopped, exactly once, by shutdown or by a failed start (never by both: each takes
+    /// the list under the lock and empties it).
     private func startConcurrently(_ batch: [LifecycleActions]) async -> [ProvisionError] {
         let timeout = configuration.lifecycleHookTimeout
         return await withTaskGroup(of: ProvisionError?.self) { group in
             for service in batch {
                 group.addTask { [lifecycle] in
-                    if let start = service.start,
-                        let failure = await HookRunner.run(start, for: service.key, "starting", timeout: timeout)
-                    {
-                        return failure
+                    let claimed = lifecycle.state.withLock { state in
+                        guard state.phase == .starting else { return false }
+                        state.startsInFlight += 1
+                        return true
+                    }
+                    guard claimed else { return nil }
+                    ScheduleProbe.step(.phaseChanged)
+                    var failure: ProvisionError?
+                    if let start = service.start {
+                        failure = await HookRunner.run(start, for: service.key, "starting", timeout: timeout)
                     }
                     // Recorded the moment the hook returns: the stop order is the exact reverse.
-                    lifecycle.state.withLock { state in
-                        state.started.append(service)
-                        state.startOrder.append(service.key)
+                    let drained = lifecycle.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                        if failure == nil {
+                            state.started.append(service)
+                            state.startOrder.append(service.key)
+                        }
+                        state.startsInFlight -= 1
+                        guard state.startsInFlight == 0, let waiter = state.startDrainWaiter else { return nil }
+                        state.startDrainWaiter = nil
+                        return waiter
                     }
-                    return nil
+                    drained?.resume()
+                    return failure
                 }
             }
             var failures: [ProvisionError] = []
@@ -91,12 +114,18 @@ extension Injector {
     }
 
     /// Ends a failed start: stops what started, in reverse order, and throws every failure.
+    ///
+    /// When shutdown has begun meanwhile (a build refused with `shutDown`, a hook failing while the
+    /// injector stops), the services that started are left to shutdown, which stops them after the hooks
+    /// in flight, and `start()` throws `shutDown`.
     private func abandonStart(_ failures: [ProvisionError]) async throws(ProvisionError) -> Never {
-        let started = lifecycle.state.withLock { state in
-            if state.phase == .starting { state.phase = .failed }
+        let started = lifecycle.state.withLock { state -> [LifecycleActions]? in
+            guard state.phase == .starting else { return nil }
+            state.phase = .failed
             defer { state.started = [] }
             return state.started
         }
+        guard let started else { throw ProvisionError.shutDown(nil) }
         let stopFailures = await stop(started)
         throw ProvisionError.startFailed(failures + stopFailures)
     }
@@ -123,7 +152,9 @@ extension Injector {
     ///    requests already running may complete. Builds already running are waited for (at most
     ///    ``Configuration/lifecycleHookTimeout``).
     /// 2. Exactly the services whose start hook returned are stopped, in the reverse order of their
-    ///    start, one at a time; a stop hook that throws or times out doesn't stop the others.
+    ///    start, one at a time; a stop hook that throws or times out doesn't stop the others. A
+    ///    ``start()`` still running starts no further service (it throws ``ProvisionError/Code/shutDown``);
+    ///    its start hooks already running are waited for, and their services stopped with the others.
     /// 3. Every singleton the injector built that is ``Disposable`` or ``AsyncDisposable`` is disposed,
     ///    exactly once, in reverse creation order.
     ///
@@ -163,9 +194,11 @@ extension Injector {
         case .shutsDown:
             break
         }
+        ScheduleProbe.step(.phaseChanged)
         lifecycle.close()
         registry.close()
         await waitForBuildsInFlight()
+        await waitForStartsInFlight()
         let started = lifecycle.state.withLock { state in
             defer { state.started = [] }
             return state.started
@@ -180,6 +213,19 @@ extension Injector {
         for waiter in waiters { waiter.resume() }
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "shutting down")
+        }
+    }
+
+    /// Waits until the start hooks that `start()` claimed before shutdown began have returned (each is
+    /// bounded by the hook timeout), so that the services they started are stopped with the others.
+    private func waitForStartsInFlight() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let drained = lifecycle.state.withLock { state in
+                guard state.startsInFlight > 0 else { return true }
+                state.startDrainWaiter = continuation
+                return false
+            }
+            if drained { continuation.resume() }
         }
     }
 

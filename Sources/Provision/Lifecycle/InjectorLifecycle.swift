@@ -26,6 +26,11 @@ final class InjectorLifecycle: Sendable {
         var startOrder: [BindingKey] = []
         /// Callers of `shutdown()` waiting for the one that is doing it.
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Start hooks running now: claimed by `start()` while the phase was `starting`, not yet
+        /// recorded as started or failed.
+        var startsInFlight = 0
+        /// Shutdown waiting for the start hooks in flight to end, so that it stops what they started.
+        var startDrainWaiter: CheckedContinuation<Void, Never>?
     }
 
     /// Singletons built by the injector, in creation order.
@@ -44,18 +49,25 @@ final class InjectorLifecycle: Sendable {
     }
 
     /// Registers a build about to start, or returns `false` when the injector is shutting down.
+    ///
+    /// A refused build was counted for a moment, and shutdown may have looked at the count in that
+    /// moment and gone to sleep: it is uncounted through ``endBuild()``, whose "the last one out wakes
+    /// shutdown" step then wakes it. (Decrementing without that step was a lost wake-up: shutdown waited
+    /// out its whole timeout with no build in flight.)
     func beginBuild() -> Bool {
         buildsInFlight.add(1, ordering: .sequentiallyConsistent)
+        ScheduleProbe.step(.buildCounted)
         if closed.load(ordering: .sequentiallyConsistent) {
-            buildsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+            endBuild()
             return false
         }
         return true
     }
 
-    /// A build registered with ``beginBuild()`` ended.
+    /// A build registered with ``beginBuild()`` ended (or was refused).
     func endBuild() {
         let remaining = buildsInFlight.subtract(1, ordering: .sequentiallyConsistent).newValue
+        ScheduleProbe.step(.buildCounted)
         if remaining == 0, closed.load(ordering: .sequentiallyConsistent) {
             wakeDrainWaiters()
         }
@@ -84,6 +96,7 @@ final class InjectorLifecycle: Sendable {
     /// Stops all new builds.
     func close() {
         closed.store(true, ordering: .sequentiallyConsistent)
+        ScheduleProbe.step(.closing)
     }
 
     /// Whether builds that began before ``close()`` are still running.

@@ -58,8 +58,9 @@ final class Linker {
         case .transient:
             break
         case .scoped:
-            traits.insert(.needsScope)
+            traits.formUnion([.needsScope, .hasGate])
         case .singleton:
+            if node.cell?.isPrebuilt != true { traits.insert(.hasGate) }
             if traits.contains(.needsScope), let scoped = dependencies.scoped {
                 throw ProvisionError.captiveDependency(
                     holder: key,

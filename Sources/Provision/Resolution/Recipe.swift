@@ -84,7 +84,7 @@ extension Recipe {
         _ body: @escaping @Sendable (Resolver) throws -> T,
         declaring declared: [BindingKey]? = nil
     ) -> Recipe {
-        Recipe(
+        var recipe = Recipe(
             dependencies: declared.map(Dependencies.declared) ?? .dynamic,
             link: { _, node in
                 let key = node.key
@@ -106,6 +106,8 @@ extension Recipe {
             },
             instance: nil
         )
+        recipe.asyncLink = closingAsynchronously(body)
+        return recipe
     }
 }
 

@@ -1,5 +1,5 @@
 /// What a resolution carries from one node to the next: the stack of dynamic frames, and the request's
-/// scope and async identity when it has them.
+/// scope when it has one.
 ///
 /// Static edges (constructor dependencies) are checked for cycles once, when plans are linked, so they
 /// push nothing here. Only the places where the graph is not known in advance push a frame: closure
@@ -13,7 +13,7 @@
 struct ResolutionContext: Sendable {
     /// The innermost dynamic frame, or `nil` at the top of a resolution.
     @usableFromInline let frame: PathFrame?
-    /// The scope and async identity of the request, or `nil` for a synchronous request outside a scope.
+    /// The scope of the request, or `nil` for a request outside a scope.
     @usableFromInline let request: ResolutionRequest?
 
     @inlinable
@@ -30,11 +30,6 @@ struct ResolutionContext: Sendable {
     /// The scope the request was made through, if any.
     var scope: ServiceScope? {
         request?.scope
-    }
-
-    /// The identity of the async resolution, or 0 for a synchronous one.
-    var task: UInt {
-        request?.task ?? 0
     }
 
     /// Whether `key` is already being resolved further up this thread's resolution.
@@ -86,17 +81,44 @@ struct ResolutionContext: Sendable {
         return pushing(key)
     }
 
-    /// The context for building the singleton `key`: a singleton outlives every scope, so nothing built
-    /// for it may come from the request's scope.
-    func enteringSingleton(_ key: BindingKey) -> ResolutionContext {
-        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: true), request: request?.unscoped)
+    /// The context for building the singleton `key` behind `gate`: a singleton outlives every scope, so
+    /// nothing built for it may come from the request's scope.
+    func enteringSingleton(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {
+        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: true, gate: gate), request: nil)
     }
 
-    /// The same context with an async identity: `task` when it has none yet.
-    func identified(as task: UInt) -> ResolutionContext {
-        if let request, request.task != 0 { return self }
-        return ResolutionContext(frame: frame, request: ResolutionRequest(scope: scope, task: task))
+    /// The context for building the scoped instance `key` behind `gate`, in the request's scope.
+    func enteringScoped(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {
+        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false, gate: gate), request: request)
     }
+
+    /// The gates held by the builds on this path (the singletons and scoped instances being built above
+    /// the request): a request that ends up waiting for one of them waits for itself.
+    var heldGates: [SingletonGate] {
+        var gates: [SingletonGate] = []
+        var current = frame
+        while let node = current {
+            if let gate = node.gate { gates.append(gate) }
+            current = node.parent
+        }
+        return gates
+    }
+
+    /// The resolution a top-level request is made from, when it is made inside a factory: the factory's
+    /// path (see ``ambientFrame``). A request that starts inside an async factory, through the injector
+    /// rather than the factory's ``Resolver``, continues that factory's path, so that coming back to the
+    /// factory's own key is a cycle error with the whole path instead of a wait on its own gate.
+    ///
+    /// Read on the slow paths only (a build or a closure entry), never on a request served from a
+    /// published instance.
+    func continuingAmbient() -> ResolutionContext {
+        guard frame == nil, let ambient = ResolutionContext.ambientFrame else { return self }
+        return ResolutionContext(frame: ambient, request: request)
+    }
+
+    /// The innermost frame of the async build or async closure running in the current task (inherited by
+    /// its child tasks), or `nil` outside any.
+    @TaskLocal static var ambientFrame: PathFrame?
 }
 
 /// One entry of the dynamic resolution stack: an immutable linked list, so a frame can be shared by
@@ -107,30 +129,23 @@ final class PathFrame: Sendable {
     let parent: PathFrame?
     /// Whether the frame is a singleton's build (see ``ResolutionContext/enclosingSingleton``).
     let isSingleton: Bool
+    /// For the build of a singleton or scoped instance: the gate this build holds.
+    let gate: SingletonGate?
 
-    init(key: BindingKey, parent: PathFrame?, isSingleton: Bool) {
+    init(key: BindingKey, parent: PathFrame?, isSingleton: Bool, gate: SingletonGate? = nil) {
         self.key = key
         self.parent = parent
         self.isSingleton = isSingleton
+        self.gate = gate
     }
 }
 
-/// What a request carries besides its path: the ``ServiceScope`` it was made through, and the identity
-/// of an async resolution (which the waits-for graph uses in place of a thread).
+/// What a request carries besides its path: the ``ServiceScope`` it was made through.
 @usableFromInline
 final class ResolutionRequest: Sendable {
     let scope: ServiceScope?
-    /// Unique per async top-level request; 0 for synchronous requests.
-    let task: UInt
 
-    init(scope: ServiceScope?, task: UInt) {
+    init(scope: ServiceScope?) {
         self.scope = scope
-        self.task = task
-    }
-
-    /// The request without its scope: `nil` when nothing else is left.
-    var unscoped: ResolutionRequest? {
-        guard scope != nil else { return self }
-        return task == 0 ? nil : ResolutionRequest(scope: nil, task: task)
     }
 }

@@ -54,7 +54,7 @@ public final class ServiceScope: Sendable {
         try injector.resolve(
             BindingKey(type, named: name),
             as: type,
-            context: ResolutionContext(frame: nil, request: ResolutionRequest(scope: self, task: 0))
+            context: ResolutionContext(frame: nil, request: ResolutionRequest(scope: self))
         )
     }
 
@@ -70,7 +70,7 @@ public final class ServiceScope: Sendable {
         try await injector.resolveAsync(
             BindingKey(type, named: name),
             as: type,
-            context: ResolutionContext(frame: nil, request: ResolutionRequest(scope: self, task: AsyncIdentity.next()))
+            context: ResolutionContext(frame: nil, request: ResolutionRequest(scope: self))
         )
     }
 
