@@ -18,17 +18,6 @@ extension InstanceCell {
         isScoped ? context.enteringScoped(key, gate: gate) : context.enteringSingleton(key, gate: gate)
     }
 
-    /// The error for a request that finds `key` on its own path: the path from the key's first frame,
-    /// when the request continued a factory's path (see ``ResolutionContext/continuingAmbient()``: no
-    /// plan of that factory prepends it), or the key alone (the plans the error passes through prepend
-    /// the rest).
-    private func cycleError(_ context: ResolutionContext, continued: Bool) -> ProvisionError {
-        guard continued else { return ProvisionError.cycle(key, path: [key]) }
-        let keys = context.keys
-        let start = keys.firstIndex(of: key) ?? keys.startIndex
-        return ProvisionError.cycle(key, path: Array(keys[start...]) + [key])
-    }
-
     /// Decides, under the stripe lock, whether the instance is ready, being built, or to be built by
     /// this caller (installing a gate). `register` counts a synchronous waiter on an existing gate.
     private func decide(
@@ -119,10 +108,11 @@ extension InstanceCell {
         _ context: ResolutionContext,
         using make: (ResolutionContext) throws(ProvisionError) -> T
     ) throws(ProvisionError) -> T {
-        let continued = context.frame == nil
+        // A request made inside a factory through the injector continues the factory's path: the
+        // factory's closure prepends its own key to the error as it passes through.
         let context = context.continuingAmbient()
         if context.contains(key) {
-            throw cycleError(context, continued: continued && context.frame != nil)
+            throw ProvisionError.cycle(key, path: [key])
         }
         let stripe = injector.registry.stripe(for: key)
         let me = ExecutionIdentity.current
@@ -166,10 +156,11 @@ extension InstanceCell {
         _ context: ResolutionContext,
         using make: (ResolutionContext) async throws(ProvisionError) -> T
     ) async throws(ProvisionError) -> T {
-        let continued = context.frame == nil
+        // A request made inside a factory through the injector continues the factory's path: the
+        // factory's closure prepends its own key to the error as it passes through.
         let context = context.continuingAmbient()
         if context.contains(key) {
-            throw cycleError(context, continued: continued && context.frame != nil)
+            throw ProvisionError.cycle(key, path: [key])
         }
         let me = ExecutionIdentity.current
         let stripe = injector.registry.stripe(for: key)

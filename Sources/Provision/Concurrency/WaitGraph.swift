@@ -91,6 +91,9 @@ extension WaitGraph.State {
         func isHeld(_ gate: SingletonGate) -> Bool {
             gate.owner == waiter || held.contains { $0 === gate }
         }
+        // A gate whose build has ended is no reason to wait, let alone a cycle: its waiter's semaphore is
+        // signalled, or about to be.
+        if start.isFinished { return nil }
         if isHeld(start) { return [] }
         // Each stack entry: a gate to expand, and the paths of the waits that led to it.
         var stack: [(gate: SingletonGate, paths: [[BindingKey]])] = [(start, [])]

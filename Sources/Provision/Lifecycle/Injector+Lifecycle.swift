@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Injector {
     /// Builds every singleton of the injector and starts its services, in dependency order.
     ///
@@ -238,6 +240,7 @@ extension Injector {
         let timer = Task { [lifecycle] in
             do {
                 try await Task.sleep(for: timeout)
+                lifecycle.drainTimeouts.add(1, ordering: .relaxed)
                 lifecycle.wakeDrainWaiters()
             } catch {
                 // Cancelled: the builds ended first.

@@ -39,6 +39,9 @@ final class InjectorLifecycle: Sendable {
     let state = Locked(State())
 
     private let closed = Atomic<Bool>(false)
+    /// How many times shutdown stopped waiting for builds in flight because its timeout passed rather
+    /// than because the last build ended: a diagnostic (a lost wake-up shows here, see the tests).
+    let drainTimeouts = Atomic<Int>(0)
     private let buildsInFlight = Atomic<Int>(0)
     /// Shutdown waiting for the builds in flight to end. A leaf lock: held to add or take waiters only.
     private let drainWaiters = Locked<[CheckedContinuation<Void, Never>]>([])
