@@ -50,15 +50,24 @@ extension Injector {
     /// A shut-down injector (or one whose ancestor shut down) has none: its tables were emptied, and
     /// every request ends here with `shutDown`.
     func node<T>(unbound key: BindingKey, as type: T.Type) throws(ProvisionError) -> Node<T> {
-        var current: Injector? = self
-        while let injector = current {
-            if injector.lifecycle.isClosed { throw ProvisionError.shutDown(key) }
-            current = injector.parent
-        }
+        if isShutDownHere(orAbove: true) { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: type) else {
             throw ProvisionError.notBound(key, path: [key])
         }
         return node
+    }
+}
+
+extension Injector {
+    /// Whether this injector (or, with `orAbove`, one of its ancestors) began shutting down.
+    func isShutDownHere(orAbove: Bool) -> Bool {
+        var current: Injector? = self
+        while let injector = current {
+            if injector.lifecycle.isClosed { return true }
+            guard orAbove else { break }
+            current = injector.parent
+        }
+        return false
     }
 }
 

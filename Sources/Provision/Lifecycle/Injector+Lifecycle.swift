@@ -86,17 +86,13 @@ extension Injector {
                         failure = await HookRunner.run(start, for: service.key, "starting", timeout: timeout)
                     }
                     // Recorded the moment the hook returns: the stop order is the exact reverse.
-                    let drained = lifecycle.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                        if failure == nil {
+                    if failure == nil {
+                        lifecycle.state.withLock { state in
                             state.started.append(service)
                             state.startOrder.append(service.key)
                         }
-                        state.startsInFlight -= 1
-                        guard state.startsInFlight == 0, let waiter = state.startDrainWaiter else { return nil }
-                        state.startDrainWaiter = nil
-                        return waiter
                     }
-                    drained?.resume()
+                    lifecycle.endStartInFlight()
                     return failure
                 }
             }
@@ -124,11 +120,15 @@ extension Injector {
         let started = lifecycle.state.withLock { state -> [LifecycleActions]? in
             guard state.phase == .starting else { return nil }
             state.phase = .failed
+            // Counted like a start hook in flight while it stops them: a shutdown that begins now
+            // returns only after these services are stopped.
+            state.startsInFlight += 1
             defer { state.started = [] }
             return state.started
         }
         guard let started else { throw ProvisionError.shutDown(nil) }
         let stopFailures = await stop(started)
+        lifecycle.endStartInFlight()
         throw ProvisionError.startFailed(failures + stopFailures)
     }
 
@@ -234,19 +234,28 @@ extension Injector {
     /// Waits until the builds that began before the injector closed have ended (so that each of them is
     /// recorded for disposal), for at most the hook timeout. Suspends without polling, and a cancelled
     /// caller waits just the same: the timer runs in a task of its own.
+    ///
+    /// A wake-up is a hint, not a promise: a build that counted itself just before the injector closed
+    /// may still run when the previous last build (which read "closed" after its own decrement) wakes
+    /// shutdown. So shutdown checks the count again after every wake-up, until it is zero or the
+    /// timeout passed (found by the protocol's model, `Scripts/model/lifecycle.pml`).
     private func waitForBuildsInFlight() async {
         guard lifecycle.hasBuildsInFlight else { return }
         let timeout = configuration.lifecycleHookTimeout
+        let timedOut = Atomic<Bool>(false)
         let timer = Task { [lifecycle] in
             do {
                 try await Task.sleep(for: timeout)
+                timedOut.store(true, ordering: .sequentiallyConsistent)
                 lifecycle.drainTimeouts.add(1, ordering: .relaxed)
                 lifecycle.wakeDrainWaiters()
             } catch {
                 // Cancelled: the builds ended first.
             }
         }
-        await lifecycle.waitForBuildsToDrain()
+        while lifecycle.hasBuildsInFlight, !timedOut.load(ordering: .sequentiallyConsistent) {
+            await lifecycle.waitForBuildsToDrain()
+        }
         timer.cancel()
     }
 }

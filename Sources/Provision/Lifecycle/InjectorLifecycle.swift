@@ -58,8 +58,20 @@ final class InjectorLifecycle: Sendable {
     /// shutdown" step then wakes it. (Decrementing without that step was a lost wake-up: shutdown waited
     /// out its whole timeout with no build in flight.)
     func beginBuild() -> Bool {
-        buildsInFlight.add(1, ordering: .sequentiallyConsistent)
+        countBuild()
         ScheduleProbe.step(.buildCounted)
+        return admitCountedBuild()
+    }
+
+    /// The first half of ``beginBuild()``: counts the build. (Split for the tests, which run the two
+    /// halves with a shutdown in between.)
+    func countBuild() {
+        buildsInFlight.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// The second half of ``beginBuild()``: admits the counted build, or uncounts it when the injector
+    /// closed meanwhile.
+    func admitCountedBuild() -> Bool {
         if closed.load(ordering: .sequentiallyConsistent) {
             endBuild()
             return false
@@ -87,6 +99,11 @@ final class InjectorLifecycle: Sendable {
         }
     }
 
+    /// How many callers of ``waitForBuildsToDrain()`` are suspended (for tests).
+    var drainWaiterCount: Int {
+        drainWaiters.withLock { $0.count }
+    }
+
     /// Resumes every caller of ``waitForBuildsToDrain()``, each exactly once.
     func wakeDrainWaiters() {
         let waiters = drainWaiters.withLock { waiters in
@@ -94,6 +111,18 @@ final class InjectorLifecycle: Sendable {
             return waiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// A start hook in flight (or a failed start stopping what it started) ended: wakes shutdown when
+    /// it was the last one it waited for.
+    func endStartInFlight() {
+        let drained = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.startsInFlight -= 1
+            guard state.startsInFlight == 0, let waiter = state.startDrainWaiter else { return nil }
+            state.startDrainWaiter = nil
+            return waiter
+        }
+        drained?.resume()
     }
 
     /// Stops all new builds.

@@ -16,9 +16,11 @@ extension Injector {
 }
 
 /// How many rounds a randomized test runs: `count`, or a tenth of it under a sanitizer (which slows
-/// every thread switch tenfold; `Scripts/test.sh` sets the sanitizer's options in the environment).
+/// every thread switch tenfold; `Scripts/test.sh` sets the sanitizer's options in the environment),
+/// times `PROVISION_STRESS_SCALE` when it is set (a long soak: `PROVISION_STRESS_SCALE=10 swift test`).
 func stressRounds(_ count: Int) -> Int {
     let environment = ProcessInfo.processInfo.environment
     let sanitized = environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
-    return sanitized ? max(1, count / 10) : count
+    let scale = environment["PROVISION_STRESS_SCALE"].flatMap { Int($0) } ?? 1
+    return max(1, (sanitized ? count / 10 : count) * max(1, scale))
 }
