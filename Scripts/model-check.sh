@@ -6,7 +6,7 @@
 # Usage: Scripts/model-check.sh            # every model must verify with no error
 #        Scripts/model-check.sh --defects  # each known defect put back (DEFECT1..3) must be found
 #        Scripts/model-check.sh --gaps     # the protocol as first specified fails where the README
-#                                          # says; the proposed fixes verify
+#                                          # says; the proposed fix for gap 4 verifies
 #
 # Each run compiles spin's verifier (pan) in a temporary directory and searches the whole state space
 # (safety: assertions and invalid end states, i.e. deadlocks and lost wake-ups). Needs spin (Debian
@@ -106,6 +106,7 @@ clean)
     verify "waitgraph 1: the issue's A/B/C scenario" pass waitgraph.pml -DSCENARIO=1
     verify "waitgraph 2: cross-thread cycle A<->B" pass waitgraph.pml -DSCENARIO=2
     verify "waitgraph 3: cycle through a child task" pass waitgraph.pml -DSCENARIO=3
+    verify "waitgraph 4: a task and its child task" pass waitgraph.pml -DSCENARIO=4
     verify "lifecycle: shutdown, start, stop" pass lifecycle.pml
     ;;
 defects)
@@ -117,14 +118,11 @@ defects)
 gaps)
     log "The protocol as first specified: each gap must be found (Scripts/model/README.md)"
     verify "GAP_FINISHED: search on a finished gate" error waitgraph.pml -DSCENARIO=1 -DGAP_FINISHED
-    verify "identity search: parent and child task" error waitgraph.pml -DSCENARIO=4
+    verify "IDENTITY_SEARCH: parent and child task" error waitgraph.pml -DSCENARIO=4 -DIDENTITY_SEARCH
     verify "GAP_STALE_WAKE: drain trusts a wake-up" error lifecycle.pml -DGAP_STALE_WAKE
     verify "STRICT_SHUTDOWN: abandonStart still stops" error lifecycle.pml -DSTRICT_SHUTDOWN
     verify "GAP_CANCEL: early cancellation dropped" error gate.pml -DGAP_CANCEL
-    log "The proposed fixes verify"
-    for scenario in 1 2 3 4; do
-        verify "PATH_GATES: waitgraph $scenario" pass waitgraph.pml -DSCENARIO="$scenario" -DPATH_GATES
-    done
+    log "The proposed fix verifies"
     verify "STOPS_IN_FLIGHT + STRICT_SHUTDOWN" pass lifecycle.pml -DSTRICT_SHUTDOWN -DSTOPS_IN_FLIGHT
     ;;
 esac

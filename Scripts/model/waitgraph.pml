@@ -5,9 +5,17 @@
  *
  * Each process resolves one root key the way Resolver/InstanceCell do: a transient runs its factory
  * at once; a singleton goes through the gate (decide: ready / wait / build). A factory is a small
- * program of steps: GET a key, SPAWN a child task that resolves a key (`async let`), JOIN it, END.
- * A failed step makes the factory throw; the error ends the gate (published nothing) and goes up.
- * Waiting on a gate is "until the gate is finished": the wake-up itself is checked in gate.pml.
+ * program of steps: GET a key, SPAWN a child task that resolves a key (`async let`, a task with an
+ * identity of its own that inherits the path), JOIN it, END. A failed step makes the factory throw;
+ * the error ends the gate (published nothing) and goes up. Waiting on a gate is "until the gate is
+ * finished": the wake-up itself is checked in gate.pml.
+ *
+ * The search (WaitGraph.State.cycle(from:to:holding:) and waitsHolding): the graph's vertices are
+ * gates. A gate X leads to gate W when a recorded wait on W is held by X: the wait of X's owner
+ * (a thread or a task runs one stack, so it holds every unfinished gate it owns), or a wait whose
+ * path holds X (ResolutionContext.heldGates: the gates of the builds on its path, its parents'
+ * included). A finished gate is never an edge, and a finished gate waited on is no cycle. Waiting on
+ * G closes a cycle when the search from G reaches a gate the requester holds.
  *
  * The scenario is chosen with -DSCENARIO=n:
  *   1  (default) the issue's false cycle. A and B singletons, B's factory resolves A; C transient
@@ -17,11 +25,9 @@
  *      reported (to one of them) and nobody may deadlock.
  *   3  a real cycle through a child task: task P builds A, whose factory resolves B in a child task
  *      (async let) and awaits it; thread T builds B, whose factory resolves A. Found only because
- *      wait records carry the waiter's ancestors.
+ *      a wait's path holds the gates of its parents' builds.
  *   4  no cycle, two tasks of one resolution: P builds A, whose factory resolves B in a child task and
- *      also resolves B itself, then awaits the child. Under the protocol as specified (identity
- *      search, self set = the requester and its ancestors) the child reports a FALSE cycle when P
- *      owns B's gate: see the PATH_GATES switch and Scripts/model/README.md.
+ *      also resolves B itself, then awaits the child. The child must wait for P's build of B.
  *
  * Properties (assertions):
  *   - a cycle error is reported only when a real cycle of waits on unfinished gates exists: a ghost
@@ -30,15 +36,13 @@
  *   - a requester that goes on to wait never closes a real cycle (it would deadlock);
  *   - no deadlock: every process ends (spin's invalid end-state check).
  *
- * One correction to the protocol as specified is modelled (README, "gaps"): beginWaiting first
- * checks whether the gate it is asked to wait on has finished since decide; if so there is nothing
- * to wait for, so no search and no record.
- *
  * Switches:
- *   -DDEFECT1       follow records whose gate has finished (the stale record of a woken waiter);
- *   -DGAP_FINISHED  the protocol as specified: search even when the gate waited on has finished;
- *   -DPATH_GATES    the search proposed instead of the identity search: gate to gate, a record links
- *                   every gate its waiter's path is building to the gate it waits on.
+ *   -DDEFECT1          follow records whose gate has finished (the stale record of a woken waiter);
+ *   -DGAP_FINISHED     search even when the gate waited on has finished since decide (the protocol
+ *                      as first specified: scenario 1 then still gets a false cycle);
+ *   -DIDENTITY_SEARCH  the search as first specified: from the gate's owner along recorded waits,
+ *                      owner to owner, a record also standing for the waiter's ancestors; a cycle
+ *                      when it reaches the requester or an ancestor (scenario 4: a false cycle).
  *
  * The search runs in one d_step. In Swift it holds the WaitGraph lock, but SingletonGate.finish does
  * not take that lock, so gates may finish while it runs. That only makes a gate read as unfinished
@@ -86,8 +90,8 @@ byte nextGate = 1;
 /* WaitGraph.waiting (one global lock = d_step): one record per identity */
 bool recActive[NID];
 byte recGate[NID];
-byte recAnc[NID];                      /* the waiter's ancestors: owners of the gates its path builds */
-int recPath[NID];                      /* PATH_GATES: the gates the waiter's path is building */
+int recHeld[NID];                      /* Wait.held: the gates of the builds on the waiter's path */
+byte recAnc[NID];                      /* IDENTITY_SEARCH: the owners of those gates (its ancestors) */
 
 /* ghosts: the true state of each process */
 byte blocked[NID];                     /* the gate it is blocked on (0 = not blocked) */
@@ -124,10 +128,15 @@ inline realCycle(me, g, result) {
 #ifdef DEFECT1
 #define RECORD_LIVE(w) true             /* DEFECT1: a stale record of a finished gate counts too */
 #else
-#define RECORD_LIVE(w) (!finished[w])   /* a record counts only while its gate is unfinished */
+#define RECORD_LIVE(w) (!finished[w])   /* `guard !next.gate.isFinished else { continue }` */
+#endif
+#ifdef GAP_FINISHED
+#define START_FINISHED(g) false         /* GAP_FINISHED: search even from a finished gate */
+#else
+#define START_FINISHED(g) finished[g]
 #endif
 
-/* WaitGraph.beginWaiting's search, as specified: from the gate's owner along recorded waits; owner O
+/* IDENTITY_SEARCH, the search as first specified: from the gate's owner along recorded waits; owner O
    has an edge to gate G' if O (or a descendant of O: records carry their ancestors) has a recorded
    wait on G' and G' is not finished; a cycle if it reaches the requester or one of its ancestors. */
 inline searchIdentities(me, myAnc, g, result) {
@@ -151,27 +160,40 @@ inline searchIdentities(me, myAnc, g, result) {
     result = ((reach & ((1 << me) | myAnc)) != 0)
 }
 
-/* PATH_GATES: the same search on gates: a record links every gate its waiter's path is building to
-   the gate it waits on (while that one is unfinished); a cycle if it reaches a gate on my path. */
+/* WaitGraph.State.cycle(from: g, to: me, holding: myGates): isHeld(x) is x's owner being me or x on
+   my path; from each gate reached, waitsHolding(x) (the owner's wait, and the waits whose path holds
+   x) lead to their gates, unless finished. reach: the gates visited; owners: their owners. */
+#define HELD(x) (gowner[x] == me || (myGates & (1 << (x))) != 0)
 inline searchGates(me, myGates, g, result) {
-    reach = 1 << g; changed = true;
-    do
-    :: changed ->
-        changed = false; i = 1;
-        do
-        :: i < NID ->
-            w = recGate[i];
-            if
-            :: recActive[i] && !finished[w] && (recPath[i] & reach) != 0 && (reach & (1 << w)) == 0 ->
-                reach = reach | (1 << w); changed = true
-            :: else -> skip
-            fi;
-            i++
-        :: else -> break
-        od
-    :: else -> break
-    od;
-    result = ((reach & myGates) != 0)
+    result = false;
+    if
+    :: START_FINISHED(g) -> skip       /* `if start.isFinished { return nil }` */
+    :: else ->
+        if
+        :: HELD(g) -> result = true    /* `if isHeld(start) { return [] }` */
+        :: else ->
+            reach = 1 << g; owners = 1 << gowner[g]; changed = true;
+            do
+            :: changed && !result ->
+                changed = false; i = 1;
+                do
+                :: i < NID ->
+                    w = recGate[i];
+                    if
+                    :: recActive[i] && RECORD_LIVE(w) && ((owners & (1 << i)) != 0 || (recHeld[i] & reach) != 0) && (reach & (1 << w)) == 0 ->
+                        if
+                        :: HELD(w) -> result = true
+                        :: else -> reach = reach | (1 << w); owners = owners | (1 << gowner[w]); changed = true
+                        fi
+                    :: else -> skip
+                    fi;
+                    i++
+                :: else -> break
+                od
+            :: else -> break
+            od
+        fi
+    fi
 }
 
 /* A thread or a task resolving `root`. inhGates/inhKeys: the path it inherits (a child task's parent
@@ -180,7 +202,7 @@ proctype Req(byte me; byte root; int inhGates; byte inhKeys) {
     byte fcell[DEPTH]; byte fpc[DEPTH]; byte fgate[DEPTH]; byte fchild[DEPTH];
     byte sp = 0; byte c; byte g; byte op; byte child; byte myAnc = 0; byte myKeys;
     int myGates; int reach; bool changed; byte i; byte w;
-    bool err = false; bool cyc; bool cycleIsReal; bool waits; mtype action;
+    bool err = false; bool cyc; bool cycleIsReal; mtype action; int owners;
 
     d_step {
         /* ancestors = owners of the gates its inherited path is building */
@@ -233,30 +255,24 @@ RESOLVE:    /* Resolver / InstanceCell.build: resolve key c */
     /* waitForBuild / suspend: WaitGraph.beginWaiting(on: gate), one lock */
     assert(gowner[g] != me);            /* a gate of our own is on our path: found above */
     d_step {
+#ifdef IDENTITY_SEARCH
         if
-#ifndef GAP_FINISHED
-        :: finished[g] ->               /* CORRECTION: the gate ended since decide (gate.outcome is
-                                           not .pending): nothing to wait for, no search, no record */
-            cyc = false; cycleIsReal = false; waits = false
-#endif
-        :: else ->
-#ifdef PATH_GATES
-            searchGates(me, myGates, g, cyc);
-#else
-            searchIdentities(me, myAnc, g, cyc);
-#endif
-            realCycle(me, g, cycleIsReal); waits = !cyc
+        :: START_FINISHED(g) -> cyc = false
+        :: else -> searchIdentities(me, myAnc, g, cyc)
         fi;
+#else
+        searchGates(me, myGates, g, cyc);
+#endif
+        realCycle(me, g, cycleIsReal);
         if
-        :: !waits && !cyc -> skip
         :: cyc ->
             printf("MSC: T%d: cycle error instead of waiting on gate %d\n", me, g);
             assert(cycleIsReal);        /* no false cycle */
             cycleErrors++
-        :: waits ->
+        :: else ->                      /* the wait is recorded (even on a finished gate: harmless) */
             printf("MSC: T%d records its wait on gate %d and waits\n", me, g);
             assert(!cycleIsReal);       /* waiting here would deadlock */
-            recActive[me] = true; recGate[me] = g; recAnc[me] = myAnc; recPath[me] = myGates;
+            recActive[me] = true; recGate[me] = g; recHeld[me] = myGates; recAnc[me] = myAnc;
             blocked[me] = g
         fi
     };
@@ -264,15 +280,11 @@ RESOLVE:    /* Resolver / InstanceCell.build: resolve key c */
     :: cyc -> err = true; goto RETURN   /* throws crossThreadCycle; does not wait */
     :: else -> skip
     fi;
-    if
-    :: waits ->
-        atomic { finished[g] -> blocked[me] = 0 };  /* semaphore.wait() / the continuation, woken */
-        atomic {                        /* WaitGraph.endWaiting (a separate step: the stale window) */
-            recActive[me] = false;
-            printf("MSC: T%d removes its wait record\n", me)
-        }
-    :: else -> skip
-    fi;
+    atomic { finished[g] -> blocked[me] = 0 };  /* semaphore.wait() / the continuation, woken */
+    atomic {                            /* WaitGraph.endWaiting (a separate step: the stale window) */
+        recActive[me] = false;
+        printf("MSC: T%d removes its wait record\n", me)
+    };
     err = gfailed[g];                   /* value(after: gate): the value, or the builder's error */
     goto RETURN;
 
