@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
-# the documentation (DocC, no warnings),
+# the documentation (DocC, no warnings), the protocol models (spin; Scripts/model-check.sh),
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
 # under ThreadSanitizer), the example daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on
 # the first failure.
@@ -84,6 +84,10 @@ if command -v docc >/dev/null 2>&1; then
 else
     log "docc is not in the toolchain: documentation check skipped"
 fi
+
+log "Protocol models (Scripts/model-check.sh: spin, every interleaving; then DEFECT1..3 must be found)"
+Scripts/model-check.sh || fatal "model check"
+Scripts/model-check.sh --defects || fatal "model check: a defect put back was not found"
 
 # Builds and runs the test suite under one sanitizer, in its own scratch path, and fails on any report.
 # Usage: sanitized_tests NAME SANITIZER SCRATCH REPORT_PATTERN (the sanitizer's options in the environment)
