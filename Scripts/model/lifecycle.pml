@@ -29,8 +29,10 @@
  *   -DGAP_STALE_WAKE   the protocol as specified: shutdown trusts the drain wake-up (fails);
  *   -DSTRICT_SHUTDOWN  also require that every started service is stopped by the time shutdown
  *                      returns (fails: abandonStart may still be stopping services);
- *   -DSTOPS_IN_FLIGHT  the proposed fix for that: abandonStart's stopping counts as in flight, and
- *                      shutdown waits for it as for start hooks.
+ *   -DSTOPS_IN_FLIGHT  the fix for that, as Injector.abandonStart implements it: its stopping counts
+ *                      as in flight (InjectorLifecycle.startsInFlight / endStartInFlight), and shutdown
+ *                      waits for it as for start hooks. model-check.sh checks the clean model with
+ *                      both switches on: that is the protocol as implemented.
  */
 
 #define NS 3                     /* services S0, S1, S2 */
