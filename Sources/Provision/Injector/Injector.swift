@@ -124,10 +124,10 @@ public final class Injector: Sendable {
 
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.
     ///
-    /// Other threads may resolve while the bindings are added; they see either none or all of the new
-    /// bindings of a stripe, and every binding is visible once `install` returns. A running injector
-    /// never replaces a binding: installing a key that is already bound throws and adds nothing. Eager
-    /// singletons of the module are built before `install` returns.
+    /// Other threads may resolve while the bindings are added: a request that finds one of the new
+    /// bindings finds all of them, and every binding is visible once `install` returns. A running
+    /// injector never replaces a binding: installing a key that is already bound throws and adds
+    /// nothing. Eager singletons of the module are built before `install` returns.
     ///
     /// - Parameter module: The module to configure and add.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (also for multibinding
@@ -157,7 +157,8 @@ public final class Injector: Sendable {
         let key = BindingKey(type, named: name)
         var current: Injector? = self
         while let injector = current {
-            if injector.registry.node(for: key) != nil { return true }
+            // A lock-free miss may be an install in progress: look again under the stripe's lock.
+            if injector.registry.node(for: key) ?? injector.registry.lockedNode(for: key) != nil { return true }
             current = injector.parent
         }
         return false
