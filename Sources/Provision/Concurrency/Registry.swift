@@ -5,7 +5,7 @@ internal import Synchronization
 ///
 /// Lookups take no lock at all (see ``RegistryStripe``). Installing a batch of bindings locks every
 /// stripe the batch touches, in ascending stripe order (so two concurrent installs cannot deadlock),
-/// checks that none of the keys is bound yet, and only then adds all of
+/// checks that the registry is open and that none of the keys is bound yet, and only then adds all of
 /// them before unlocking: an install adds all of its bindings or none, and no registration is ever
 /// lost. A lock-free reader may see some of an install's bindings before others; a miss is confirmed
 /// with ``lockedNode(for:)`` before anything acts on it.
@@ -76,10 +76,12 @@ final class Registry: Sendable {
     /// Adds `node` unless its key is bound already. Used for just-in-time bindings, which two threads
     /// may create at once: both get the same node.
     ///
-    /// - Returns: The node bound to the key afterwards, unretained (the registry keeps it alive).
-    func installIfAbsent(_ node: any AnyNode) -> Unmanaged<AnyObject> {
+    /// - Returns: The node bound to the key afterwards, unretained (the registry keeps it alive), or
+    ///   `nil` when the registry is closed: a shut-down injector adds nothing.
+    func installIfAbsent(_ node: any AnyNode) -> Unmanaged<AnyObject>? {
         let stripe = self.stripe(for: node.key)
         return stripe.withState { state in
+            if state.isClosed { return nil }
             if let existing = state.table.node(for: node.key) { return existing }
             switch stripe.prepare([node], in: state) {
             case .success(let room):
@@ -92,8 +94,17 @@ final class Registry: Sendable {
         }
     }
 
-    /// Empties every stripe's table, for a shut-down injector: every later lookup misses and ends in the
-    /// slow path, which reports the shutdown. The nodes stay alive for requests still running on them.
+    /// Closes the registry, for a shut-down injector: every stripe, one by one in ascending order, is
+    /// marked closed and emptied under its mutex, so every later lookup misses and ends in the slow
+    /// path, which reports the shutdown, and no install or just-in-time binding adds anything once its
+    /// stripe is closed. The nodes stay alive for requests still running on them.
+    ///
+    /// An install racing `close()` adds all of its bindings before `close()` empties any of its
+    /// stripes, or none: it holds all of its stripes' mutexes from its check of the closed flags to its
+    /// last addition. If it locked its first stripe before `close()` reached that stripe, `close()`
+    /// waits there until the install is done (and then empties every stripe of it); otherwise the
+    /// install finds that first stripe closed and throws. Either way no binding of it is resolvable
+    /// once `close()` has returned.
     func close() {
         for stripe in stripes {
             stripe.withState { state in stripe.close(in: &state) }
@@ -103,7 +114,7 @@ final class Registry: Sendable {
     /// Adds `nodes`, whose keys are distinct.
     ///
     /// - Throws: `duplicateBinding`, adding nothing, when one of the keys is bound already (or two of
-    ///   `nodes` share a key).
+    ///   `nodes` share a key); `shutDown`, adding nothing, when the registry is closed.
     func install(_ nodes: [any AnyNode]) throws(ProvisionError) {
         var byStripe = [[any AnyNode]](repeating: [], count: stripes.count)
         for node in nodes {
@@ -121,6 +132,8 @@ final class Registry: Sendable {
         guard let index = order.first else { return }
         let stripe = stripes[index]
         try stripe.withState { state throws(ProvisionError) in
+            // Checked under the lock `close()` sets it under (see `close()`).
+            if state.isClosed { throw ProvisionError.shutDown(nil) }
             let room: RegistryStripe.Room
             switch stripe.prepare(byStripe[index], in: state) {
             case .success(let prepared):

@@ -33,7 +33,8 @@ final class RegistryStripe: Sendable {
         /// alive for the stripe's whole life (also after ``Registry/close()``, for requests still
         /// running on them).
         var nodes: [any AnyNode] = []
-        /// Whether the registry was closed (see ``Registry/close()``): its nodes are no longer listed.
+        /// Whether the registry was closed (see ``Registry/close()``). Set and read with the mutex held,
+        /// the same mutex under which bindings are added, so no binding is added after it is set.
         var isClosed = false
         /// The gates of the cells being built, by cell (a singleton's, or a scoped instance's in one
         /// scope: every scope has its own cell for a key).

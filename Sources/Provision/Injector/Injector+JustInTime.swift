@@ -20,9 +20,12 @@ extension Injector {
         if let node = boundNode(for: key, as: type, locked: false) ?? boundNode(for: key, as: type, locked: true) {
             return node
         }
-        guard let made = justInTimeNode(for: key, as: type) else { return nil }
+        // A closed registry adds nothing: the caller reports the shutdown.
+        guard let made = justInTimeNode(for: key, as: type), let node = registry.installIfAbsent(made) else {
+            return nil
+        }
         // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
-        return unsafeDowncast(registry.installIfAbsent(made).takeUnretainedValue(), to: Node<T>.self)
+        return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
     }
 
     /// The node bound to `key` in this injector or, unless `T` is a handle type, an ancestor; looked up
@@ -66,15 +69,23 @@ extension Injector {
     /// A shut-down injector (or one whose ancestor shut down) has none: its tables were emptied, and
     /// every request ends here with `shutDown`.
     func node<T>(unbound key: BindingKey, as type: T.Type) throws(ProvisionError) -> Node<T> {
-        var current: Injector? = self
-        while let injector = current {
-            if injector.lifecycle.isClosed { throw ProvisionError.shutDown(key) }
-            current = injector.parent
-        }
+        if isShuttingDown { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: type) else {
+            // Closed since the check above: the registry then refuses just-in-time bindings.
+            if isShuttingDown { throw ProvisionError.shutDown(key) }
             throw ProvisionError.notBound(key, path: [key])
         }
         return node
+    }
+
+    /// Whether this injector or an ancestor has begun shutting down: its requests throw `shutDown`.
+    var isShuttingDown: Bool {
+        var current: Injector? = self
+        while let injector = current {
+            if injector.lifecycle.isClosed { return true }
+            current = injector.parent
+        }
+        return false
     }
 }
 

@@ -127,12 +127,15 @@ public final class Injector: Sendable {
     /// Other threads may resolve while the bindings are added: a request that finds one of the new
     /// bindings finds all of them, and every binding is visible once `install` returns. A running
     /// injector never replaces a binding: installing a key that is already bound throws and adds
-    /// nothing. Eager singletons of the module are built before `install` returns.
+    /// nothing. Eager singletons of the module are built before `install` returns. An injector that is
+    /// shutting down adds nothing: an install racing ``shutdown()`` adds its bindings before the
+    /// shutdown removes them all, or throws.
     ///
     /// - Parameter module: The module to configure and add.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (also for multibinding
     ///   elements, which can't be added to a running injector's collections),
-    ///   ``ProvisionError/Code/incompleteBinding`` or ``ProvisionError/Code/configurationFailed``.
+    ///   ``ProvisionError/Code/incompleteBinding``, ``ProvisionError/Code/configurationFailed``, or
+    ///   ``ProvisionError/Code/shutDown`` (the injector is shutting down).
     public func install(_ module: any Module) throws(ProvisionError) {
         if lifecycle.isClosed { throw ProvisionError.shutDown(nil) }
         let (records, eagerKeys) = try configured(module)
@@ -197,6 +200,8 @@ public final class Injector: Sendable {
     private func buildEagerSingletons(_ keys: [Binder.EagerKey]) throws(ProvisionError) {
         for eager in keys {
             guard let node = eager.node(self) else {
+                // A shutdown since the bindings were added has emptied the tables.
+                if lifecycle.isClosed { throw ProvisionError.shutDown(eager.key) }
                 throw ProvisionError.notBound(eager.key, path: [eager.key])
             }
             guard node.scope.isSingleton else {

@@ -244,6 +244,86 @@ struct ConcurrentRegistrationTests {
         }
         #expect(missing == 0)
     }
+
+    /// Issue 13, defect 4: an install that passed the injector's closed check just before `shutdown()`
+    /// added its bindings after shutdown had emptied the tables, and they resolved after shutdown.
+    @Test("install racing shutdown: after shutdown, every request throws shutDown")
+    func installRacingShutdown() async throws {
+        let rounds = 2_000
+        var shutDownAfterwards = 0
+        var installed = 0
+        var refused = 0
+        var unexpected: [String] = []
+        for round in 0..<rounds {
+            let injector = try Injector()
+            let barrier = Barrier(count: 2)
+            let outcome = Locked<String?>(nil)
+            let thread = DispatchGroup()
+            thread.enter()
+            let installer = Thread {
+                defer { thread.leave() }
+                barrier.arriveAndWait()
+                do throws(ProvisionError) {
+                    // Several types, so several stripes: close() may be half way through them.
+                    try injector.install(
+                        TestModule { binder in
+                            binder.bind(Int.self, named: "late").toInstance(round)
+                            binder.bind(String.self, named: "late").toInstance("late")
+                            binder.bind(Config.self).toInstance(Config(port: round))
+                            binder.bind(Engine.self).to(Engine.init)
+                        }
+                    )
+                    outcome.withLock { $0 = "installed" }
+                } catch {
+                    outcome.withLock { $0 = "\(error.code)" }
+                }
+            }
+            installer.start()
+            // A real thread waits at the barrier, so this short block of a pool thread is safe.
+            barrier.arriveAndWait()
+            try await injector.shutdown()
+            let (afterwards, failures) = Self.requestsAfterShutdown(injector)
+            unexpected += failures.map { "round \(round): \($0)" }
+            if afterwards == 4 { shutDownAfterwards += 1 }
+            if !injector.bindingKeys.isEmpty { unexpected.append("round \(round): keys after shutdown") }
+            await withCheckedContinuation { continuation in
+                thread.notify(queue: .global()) { continuation.resume() }
+            }
+            switch outcome.withLock({ $0 }) {
+            case "installed": installed += 1
+            case "\(ProvisionError.Code.shutDown)": refused += 1
+            case let other: unexpected.append("round \(round): install ended with \(other ?? "nothing")")
+            }
+        }
+        #expect(unexpected.count == 0, "\(unexpected.count) unexpected outcomes, the first: \(unexpected.prefix(8))")
+        #expect(shutDownAfterwards == rounds)
+        #expect(installed + refused == rounds)
+    }
+}
+
+extension ConcurrentRegistrationTests {
+    /// Requests each key of `installRacingShutdown`'s module (synchronously): how many threw shutDown,
+    /// and what else happened.
+    static func requestsAfterShutdown(_ injector: Injector) -> (shutDown: Int, failures: [String]) {
+        var shutDown = 0
+        var failures: [String] = []
+        for request in 0..<4 {
+            do throws(ProvisionError) {
+                switch request {
+                case 0: _ = try injector.get(Int.self, named: "late")
+                case 1: _ = try injector.get(String.self, named: "late")
+                case 2: _ = try injector.get(Config.self)
+                default: _ = try injector.get(Engine.self)
+                }
+                failures.append("request \(request) succeeded after shutdown")
+            } catch  where error.code == .shutDown {
+                shutDown += 1
+            } catch {
+                failures.append("request \(request) threw \(error.code)")
+            }
+        }
+        return (shutDown, failures)
+    }
 }
 
 /// A self-declared type that a module may also bind: which of the two made the instance.
