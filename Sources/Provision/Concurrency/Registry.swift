@@ -5,8 +5,10 @@ internal import Synchronization
 ///
 /// Lookups take no lock at all (see ``RegistryStripe``). Installing a batch of bindings locks every
 /// stripe the batch touches, in ascending stripe order (so two concurrent installs cannot deadlock),
-/// checks that none of the keys is bound yet, and publishes all of them before unlocking: a concurrent
-/// reader sees either none or all of a stripe's new bindings, and no registration is ever lost.
+/// checks that the registry is open and that none of the keys is bound yet, and only then adds all of
+/// them before unlocking: an install adds all of its bindings or none, and no registration is ever
+/// lost. A lock-free reader may see some of an install's bindings before others; a miss is confirmed
+/// with ``lockedNode(for:)`` before anything acts on it.
 @usableFromInline
 final class Registry: Sendable {
     private let stripes: [RegistryStripe]
@@ -44,48 +46,75 @@ final class Registry: Sendable {
     }
 
     /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
+    ///
+    /// A miss is not final while an install may be running: see ``lockedNode(for:)``.
     @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
         lookup.node(for: key)
     }
 
+    /// The node bound to `key`, looked up with its stripe's mutex held: an install in progress on the
+    /// stripe has either not begun adding (and then this waits for it) or has ended, so unlike a
+    /// lock-free miss, a miss here means the key was not bound when the lock was taken. The slow paths
+    /// call it before they report a key as not bound or create a just-in-time binding for it.
+    func lockedNode(for key: BindingKey) -> Unmanaged<AnyObject>? {
+        // The lock orders this lookup after every write of the stripe's earlier lock holders.
+        stripe(for: key).withState { _ in lookup.node(for: key) }
+    }
+
     /// The node bound to `key`, retained.
     func retainedNode(for key: BindingKey) -> (any AnyNode)? {
         // Every node in a table is a `Node<T>`, which conforms to AnyNode.
-        lookup.node(for: key)?.takeUnretainedValue() as? any AnyNode
+        (lookup.node(for: key) ?? lockedNode(for: key))?.takeUnretainedValue() as? any AnyNode
     }
 
-    /// Every node of the injector, in no particular order.
+    /// Every node of the injector, in no particular order (none once the registry is closed).
     var nodes: [any AnyNode] {
         stripes.flatMap(\.nodes)
     }
 
-    /// Adds `node` unless its key is bound already; returns the node bound to the key afterwards.
-    /// Used for just-in-time bindings, which two threads may create at once: both get the same node.
-    func installIfAbsent(_ node: any AnyNode) -> any AnyNode {
+    /// Adds `node` unless its key is bound already. Used for just-in-time bindings, which two threads
+    /// may create at once: both get the same node.
+    ///
+    /// - Returns: The node bound to the key afterwards, unretained (the registry keeps it alive), or
+    ///   `nil` when the registry is closed: a shut-down injector adds nothing.
+    func installIfAbsent(_ node: any AnyNode) -> Unmanaged<AnyObject>? {
         let stripe = self.stripe(for: node.key)
         return stripe.withState { state in
-            switch state.current.adding([node]) {
-            case .success(let table):
-                stripe.publish(table, in: &state)
-                return node
+            if state.isClosed { return nil }
+            if let existing = state.table.node(for: node.key) { return existing }
+            switch stripe.prepare([node], in: state) {
+            case .success(let room):
+                stripe.add([node], into: room, in: &state)
+                return Unmanaged.passUnretained(node)
             case .failure(let duplicate):
-                return duplicate.first
+                // Not reached: the key was not bound a moment ago, under the same lock.
+                return Unmanaged.passUnretained(duplicate.first)
             }
         }
     }
 
-    /// Empties every stripe's table, for a shut-down injector: every later lookup misses and ends in the
-    /// slow path, which reports the shutdown. The nodes stay alive (in the retired snapshots) for
-    /// requests still running on them.
+    /// Closes the registry, for a shut-down injector: every stripe, one by one in ascending order, is
+    /// marked closed and emptied under its mutex, so every later lookup misses and ends in the slow
+    /// path, which reports the shutdown, and no install or just-in-time binding adds anything once its
+    /// stripe is closed. The nodes stay alive for requests still running on them.
+    ///
+    /// An install racing `close()` adds all of its bindings before `close()` empties any of its
+    /// stripes, or none: it holds all of its stripes' mutexes from its check of the closed flags to its
+    /// last addition. If it locked its first stripe before `close()` reached that stripe, `close()`
+    /// waits there until the install is done (and then empties every stripe of it); otherwise the
+    /// install finds that first stripe closed and throws. Either way no binding of it is resolvable
+    /// once `close()` has returned.
     func close() {
         for stripe in stripes {
-            stripe.withState { state in stripe.publish(Snapshot(), in: &state) }
+            stripe.withState { state in stripe.close(in: &state) }
         }
     }
 
-    /// Adds `nodes`, whose keys are distinct. Throws `duplicateBinding`, adding nothing, when one of
-    /// the keys is bound already.
+    /// Adds `nodes`, whose keys are distinct.
+    ///
+    /// - Throws: `duplicateBinding`, adding nothing, when one of the keys is bound already (or two of
+    ///   `nodes` share a key); `shutDown`, adding nothing, when the registry is closed.
     func install(_ nodes: [any AnyNode]) throws(ProvisionError) {
         var byStripe = [[any AnyNode]](repeating: [], count: stripes.count)
         for node in nodes {
@@ -95,7 +124,7 @@ final class Registry: Sendable {
         try installLocked(order[...], byStripe)
     }
 
-    /// Locks the stripes in `order` one inside the other (ascending), then checks and publishes.
+    /// Locks the stripes in `order` one inside the other (ascending), then checks and adds.
     private func installLocked(
         _ order: ArraySlice<Int>,
         _ byStripe: [[any AnyNode]]
@@ -103,11 +132,12 @@ final class Registry: Sendable {
         guard let index = order.first else { return }
         let stripe = stripes[index]
         try stripe.withState { state throws(ProvisionError) in
-            // Building the new table finds a key bound twice.
-            let table: Snapshot
-            switch state.current.adding(byStripe[index]) {
-            case .success(let built):
-                table = built
+            // Checked under the lock `close()` sets it under (see `close()`).
+            if state.isClosed { throw ProvisionError.shutDown(nil) }
+            let room: RegistryStripe.Room
+            switch stripe.prepare(byStripe[index], in: state) {
+            case .success(let prepared):
+                room = prepared
             case .failure(let duplicate):
                 let first = duplicate.first.location
                 let second = duplicate.second.location
@@ -119,10 +149,10 @@ final class Registry: Sendable {
                         : "the same module binds it at \(first) and at \(second)"
                 )
             }
-            // Check the remaining stripes (and publish them) before publishing this one, so a failure
+            // Check the remaining stripes (and add to them) before adding to this one, so a failure
             // anywhere leaves every stripe unchanged.
             try installLocked(order.dropFirst(), byStripe)
-            stripe.publish(table, in: &state)
+            stripe.add(byStripe[index], into: room, in: &state)
         }
     }
 }

@@ -9,16 +9,17 @@ public import Synchronization
 /// its published snapshot and the snapshot's slot array took six such loads to reach the first slot;
 /// this way takes three. The injector keeps this struct inline, so a lookup loads the stripe's word from this array and
 /// then probes the slots directly: the word is the slots' address with the table's size in its low
-/// bits (see ``Snapshot/lookupWord``).
+/// bits (see ``StripeTable/lookupWord``).
 ///
-/// The words are written by each stripe when it publishes a new table, with the stripe's mutex held
-/// (see ``RegistryStripe/publish(_:in:)``), and read with acquiring loads. A table stays alive as long
-/// as its stripe (retired tables are kept), so a reader holding an old address still probes valid
-/// memory. The registry owns the array and frees it in its deinitializer; the injector that copies this
-/// struct owns the registry.
+/// The words are written by each stripe when it publishes a new table (a bigger one, or the empty one
+/// of a closed registry), with the stripe's mutex held, and read with acquiring loads. A table stays
+/// alive as long as its stripe (retired tables are kept, and take less memory than the current one:
+/// see ``StripeTable``), so a reader holding an old address still probes valid memory. The registry
+/// owns the array and frees it in its deinitializer; the injector that copies this struct owns the
+/// registry.
 @usableFromInline
 struct RegistryLookup: Sendable {
-    /// Each stripe's current table, by stripe index (see ``Snapshot/lookupWord``). Unsafe only in name:
+    /// Each stripe's current table, by stripe index (see ``StripeTable/lookupWord``). Unsafe only in name:
     /// the pointer never changes, and its memory is accessed through the atomics alone (see above).
     @usableFromInline nonisolated(unsafe) let tables: UnsafeMutablePointer<Atomic<UInt>>
     /// How far a key's hash is shifted right to give its stripe index.
@@ -35,6 +36,6 @@ struct RegistryLookup: Sendable {
     /// The node bound to `key`, unretained (the registry keeps every node alive), without a lock.
     @inlinable @inline(__always)
     func node(for key: BindingKey) -> Unmanaged<AnyObject>? {
-        Snapshot.node(for: key, inTable: tables[stripeIndex(for: key)].load(ordering: .acquiring))
+        StripeTable.node(for: key, inTable: tables[stripeIndex(for: key)].load(ordering: .acquiring))
     }
 }

@@ -9,11 +9,31 @@ extension Injector {
     ///
     /// Handles are never taken from a parent: a parent's handle resolves in the parent, so a child would
     /// miss its own bindings (Objection's quirk Q1). Each injector makes its own.
+    ///
+    /// A miss in the lock-free tables is not final: an install running on another thread may have added
+    /// some of its bindings and not yet this one (see ``RegistryStripe``). So before it creates a
+    /// just-in-time binding or reports the key as unbound, the lookup looks again with the stripes'
+    /// mutexes held, which waits for such an install to end: a request racing an install sees all of it
+    /// or none of it, and never makes a just-in-time binding for a key the install is adding.
     @usableFromInline
     func lookup<T>(_ key: BindingKey, as type: T.Type) -> Node<T>? {
+        if let node = boundNode(for: key, as: type, locked: false) ?? boundNode(for: key, as: type, locked: true) {
+            return node
+        }
+        // A closed registry adds nothing: the caller reports the shutdown.
+        guard let made = justInTimeNode(for: key, as: type), let node = registry.installIfAbsent(made) else {
+            return nil
+        }
+        // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
+        return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
+    }
+
+    /// The node bound to `key` in this injector or, unless `T` is a handle type, an ancestor; looked up
+    /// without a lock, or with each stripe's mutex held (see ``Registry/lockedNode(for:)``).
+    private func boundNode<T>(for key: BindingKey, as type: T.Type, locked: Bool) -> Node<T>? {
         var current: Injector? = self
         while let injector = current {
-            if let node = injector.registry.node(for: key) {
+            if let node = locked ? injector.registry.lockedNode(for: key) : injector.registry.node(for: key) {
                 // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
                 return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
             }
@@ -21,8 +41,7 @@ extension Injector {
             guard let parent = injector.parent, !(type is any SyntheticDependency.Type) else { break }
             current = parent
         }
-        guard let made = justInTimeNode(for: key, as: type) else { return nil }
-        return unsafeDowncast(registry.installIfAbsent(made), to: Node<T>.self)
+        return nil
     }
 
     private func justInTimeNode<T>(for key: BindingKey, as type: T.Type) -> Node<T>? {
@@ -50,21 +69,20 @@ extension Injector {
     /// A shut-down injector (or one whose ancestor shut down) has none: its tables were emptied, and
     /// every request ends here with `shutDown`.
     func node<T>(unbound key: BindingKey, as type: T.Type) throws(ProvisionError) -> Node<T> {
-        if isShutDownHere(orAbove: true) { throw ProvisionError.shutDown(key) }
+        if isShuttingDown { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: type) else {
+            // Closed since the check above: the registry then refuses just-in-time bindings.
+            if isShuttingDown { throw ProvisionError.shutDown(key) }
             throw ProvisionError.notBound(key, path: [key])
         }
         return node
     }
-}
 
-extension Injector {
-    /// Whether this injector (or, with `orAbove`, one of its ancestors) began shutting down.
-    func isShutDownHere(orAbove: Bool) -> Bool {
+    /// Whether this injector or an ancestor has begun shutting down: its requests throw `shutDown`.
+    var isShuttingDown: Bool {
         var current: Injector? = self
         while let injector = current {
             if injector.lifecycle.isClosed { return true }
-            guard orAbove else { break }
             current = injector.parent
         }
         return false

@@ -124,15 +124,18 @@ public final class Injector: Sendable {
 
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.
     ///
-    /// Other threads may resolve while the bindings are added; they see either none or all of the new
-    /// bindings of a stripe, and every binding is visible once `install` returns. A running injector
-    /// never replaces a binding: installing a key that is already bound throws and adds nothing. Eager
-    /// singletons of the module are built before `install` returns.
+    /// Other threads may resolve while the bindings are added: a request that finds one of the new
+    /// bindings finds all of them, and every binding is visible once `install` returns. A running
+    /// injector never replaces a binding: installing a key that is already bound throws and adds
+    /// nothing. Eager singletons of the module are built before `install` returns. An injector that is
+    /// shutting down adds nothing: an install racing ``shutdown()`` adds its bindings before the
+    /// shutdown removes them all, or throws.
     ///
     /// - Parameter module: The module to configure and add.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (also for multibinding
     ///   elements, which can't be added to a running injector's collections),
-    ///   ``ProvisionError/Code/incompleteBinding`` or ``ProvisionError/Code/configurationFailed``.
+    ///   ``ProvisionError/Code/incompleteBinding``, ``ProvisionError/Code/configurationFailed``, or
+    ///   ``ProvisionError/Code/shutDown`` (the injector is shutting down).
     public func install(_ module: any Module) throws(ProvisionError) {
         if lifecycle.isClosed { throw ProvisionError.shutDown(nil) }
         let (records, eagerKeys) = try configured(module)
@@ -157,7 +160,8 @@ public final class Injector: Sendable {
         let key = BindingKey(type, named: name)
         var current: Injector? = self
         while let injector = current {
-            if injector.registry.node(for: key) != nil { return true }
+            // A lock-free miss may be an install in progress: look again under the stripe's lock.
+            if injector.registry.node(for: key) ?? injector.registry.lockedNode(for: key) != nil { return true }
             current = injector.parent
         }
         return false
@@ -196,6 +200,8 @@ public final class Injector: Sendable {
     private func buildEagerSingletons(_ keys: [Binder.EagerKey]) throws(ProvisionError) {
         for eager in keys {
             guard let node = eager.node(self) else {
+                // A shutdown since the bindings were added has emptied the tables.
+                if lifecycle.isClosed { throw ProvisionError.shutDown(eager.key) }
                 throw ProvisionError.notBound(eager.key, path: [eager.key])
             }
             guard node.scope.isSingleton else {

@@ -94,7 +94,7 @@ final class Linker {
     {
         guard let node = dependent.injector.lookup(key, as: type) else {
             // A shut-down injector (or ancestor) emptied its tables: that is why the key is missing.
-            if dependent.injector.isShutDownHere(orAbove: true) { throw ProvisionError.shutDown(key) }
+            if dependent.injector.isShuttingDown { throw ProvisionError.shutDown(key) }
             let error = ProvisionError.notBound(key, path: stack + [key])
             missing.append(error)
             let placeholder = Plan<D> { _ throws(ProvisionError) in throw error }
