@@ -26,6 +26,8 @@ struct AsyncLinker: Sendable {
         guard let asyncLink = node.asyncLink else {
             throw ProvisionError.asyncUnsupported(node.key)
         }
+        // Linking recurses once per level of the async part of the graph.
+        try StackGuard.check(node.key)
         return node.publishAsync(try asyncLink(self, node))
     }
 
@@ -44,6 +46,10 @@ struct AsyncLinker: Sendable {
         guard let node = dependent.injector.lookup(key, as: type) else {
             throw ProvisionError.notBound(key, path: [dependent.key, key])
         }
-        return try link(node)
+        do throws(ProvisionError) {
+            return try link(node)
+        } catch {
+            throw error.prepending(dependent.key)
+        }
     }
 }

@@ -26,6 +26,7 @@ extension ProvisionError {
             case startFailed
             case stopFailed
             case invalidLifecycle
+            case depthExceeded
         }
 
         private let value: Value
@@ -121,6 +122,13 @@ extension ProvisionError {
         /// singleton, a binding with arguments made scoped; or the injector was started twice.
         public static let invalidLifecycle = Code(.invalidLifecycle)
 
+        /// A resolution nested deeper than its thread's stack can hold: a chain of bindings (each needing
+        /// the next) too long for the thread it runs on. Provision stops it while some stack is left,
+        /// instead of crashing; the error's description gives the depth reached and the start of the
+        /// ``ProvisionError/path``. Resolve on a thread with a larger stack, or shorten the chain (a
+        /// ``Provider`` or ``Lazy`` on one edge defers what is below it).
+        public static let depthExceeded = Code(.depthExceeded)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -145,6 +153,7 @@ extension ProvisionError {
             case .startFailed: "start failed"
             case .stopFailed: "stop failed"
             case .invalidLifecycle: "invalid lifecycle"
+            case .depthExceeded: "depth exceeded"
             }
         }
     }

@@ -72,6 +72,11 @@ final class Node<T>: AnyNode {
     /// A transient constructor binding's initializer without parameters, or `nil` (see ``isDirect``).
     @usableFromInline let directFactory: (@Sendable () throws -> T)?
 
+    /// For a direct binding of a class whose subclasses may declare injected properties, the check its
+    /// instances get (``ConstructionInjection/dynamic``), published with ``directEnabled``; retained
+    /// by the node (released in `deinit`). Read only for an instance of a subclass.
+    let directInjection = Atomic<UInt>(0)
+
     @usableFromInline let key: BindingKey
     @usableFromInline let scope: Scope
     @usableFromInline let location: SourceLocation
@@ -104,6 +109,9 @@ final class Node<T>: AnyNode {
 
     /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
     private let storedTraits = Atomic<UInt8>(0)
+
+    /// The node's height in the graph of linked plans (see ``Linker``), stored like ``storedTraits``.
+    private let storedHeight = Atomic<Int>(0)
 
     /// Start and stop hooks declared on the binding.
     let hooks: LifecycleHooks<T>?
@@ -145,6 +153,7 @@ final class Node<T>: AnyNode {
         // Released as plain objects: naming `Plan<T>` here would cost a metadata lookup per node.
         AtomicReference.release(linkedPlan)
         AtomicReference.release(linkedAsyncPlan)
+        AtomicReference.release(directInjection)
     }
 
     /// Whether a request calls ``directFactory`` directly, skipping the plan: true for a linked
@@ -160,20 +169,44 @@ final class Node<T>: AnyNode {
     /// Builds the value with ``directFactory`` when ``isDirect``; `nil` otherwise. The initializer is
     /// called in place, from the node's field, so its context is not retained around the call (a
     /// shared reference count written by every request would bounce between threads).
+    ///
+    /// An instance of exactly `T` (a class) or of a type that can't declare injected properties is
+    /// returned as it is, as the plan would return it; an instance of a subclass gets the plan's
+    /// property injection check (see ``PropertyInjection``).
     @inlinable
-    func makeDirectly() throws(ProvisionError) -> T? {
+    func makeDirectly(_ context: ResolutionContext) throws(ProvisionError) -> T? {
         guard directEnabled.load(ordering: .acquiring) else { return nil }
+        let value: T?
         do {
-            return try directFactory?()
+            value = try directFactory?()
         } catch {
             throw ProvisionError.factoryFailed(key, cause: error)
         }
+        if T.self is AnyObject.Type, let value, type(of: value) != T.self {
+            try injectDirectlyBuilt(value, context)
+        }
+        return value
     }
 
-    /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it.
+    /// The property injection check of an instance of a subclass of `T` that ``makeDirectly(_:)`` built.
     @usableFromInline
-    func enableDirectConstruction() {
+    func injectDirectlyBuilt(_ value: T, _ context: ResolutionContext) throws(ProvisionError) {
+        guard let injection = AtomicReference.load(directInjection, as: PropertyInjection.self) else { return }
+        try injection.takeUnretainedValue().injectIfDeclared(value, context)
+    }
+
+    /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it (and, for
+    /// a class whose subclasses may declare injected properties, checks its instances with `injection`).
+    /// An instance of a key that is not a class (a protocol, `Any`) needs that check after every build:
+    /// such a binding keeps going through its plan.
+    @usableFromInline
+    func enableDirectConstruction(_ injection: PropertyInjection?) {
         guard directFactory != nil else { return }
+        if let injection {
+            guard T.self is AnyObject.Type else { return }
+            let retained = Unmanaged.passRetained(injection)
+            if !AtomicReference.publishOnce(directInjection, retained).published { retained.release() }
+        }
         directEnabled.store(true, ordering: .releasing)
     }
 
@@ -181,9 +214,25 @@ final class Node<T>: AnyNode {
         NodeTraits(rawValue: storedTraits.load(ordering: .acquiring))
     }
 
-    /// Records the traits linking found; called by the linker before it publishes the plan.
-    func setTraits(_ traits: NodeTraits) {
+    /// Records the traits and height linking found; called by the linker before it publishes the plan.
+    func setTraits(_ traits: NodeTraits, height: Int) {
+        storedHeight.store(height, ordering: .relaxed)
         storedTraits.store(traits.rawValue, ordering: .releasing)
+    }
+
+    /// The number of static levels below the node's plan: 0 without static dependencies, otherwise one
+    /// more than its highest dependency's. Valid once the node is linked.
+    var height: Int {
+        storedHeight.load(ordering: .relaxed)
+    }
+
+    /// Wraps a plan so that it checks the thread's stack before it runs (see ``Linker``).
+    func checkingStack(_ inner: Plan<T>) -> Plan<T> {
+        let key = self.key
+        return Plan { context throws(ProvisionError) in
+            try StackGuard.check(key)
+            return try inner.make(context)
+        }
     }
 
     @usableFromInline var dependencyKeys: [BindingKey]? {
@@ -262,12 +311,6 @@ final class Node<T>: AnyNode {
         let (published, current) = AtomicReference.publishOnce(linkedPlan, retained)
         if !published { retained.release() }
         return current.takeUnretainedValue()
-    }
-
-    /// The plan of a constructor binding: property injection (when `T` wants it), then the scope.
-    @inlinable
-    func scopedConstruction(_ inner: Plan<T>) -> Plan<T> {
-        scoped(injectingProperties(inner))
     }
 
     /// Wraps a plan that builds a fresh value with this node's scope.
