@@ -111,11 +111,15 @@ extension PropertyInjection {
     /// returns after one comparison (the plan's ``ConstructionInjection/declared`` wrapper injects it if
     /// the class declares properties), and for a key whose instances can't declare any, `injection` is
     /// `nil`.
+    ///
+    /// - Parameter key: The binding's key, whose `id` is `T`'s: the plan reads it from its step, where
+    ///   it lies beside the plan's other fields. (Where the optimizer merged the plans of several types
+    ///   into one function, naming `T.self` would cost a call to `T`'s metadata accessor.)
     @inlinable @inline(__always)
-    static func finish<T>(_ value: T, _ injection: PropertyInjection?, _ context: ResolutionContext)
+    static func finish<T>(_ value: T, _ injection: PropertyInjection?, key: BindingKey, _ context: ResolutionContext)
         throws(ProvisionError) -> T
     {
-        if T.self is AnyObject.Type, type(of: value) == T.self { return value }
+        if T.self is AnyObject.Type, ObjectIdentifier(type(of: value)) == key.id { return value }
         guard let injection else { return value }
         try injection.injectIfDeclared(value, context)
         return value
@@ -195,8 +199,9 @@ extension Node {
             }
         }
         guard let dynamic = injection.dynamic else { return plan }
+        let key = self.key
         return AsyncPlan { context throws(ProvisionError) in
-            try PropertyInjection.finish(try await plan.make(context), dynamic, context)
+            try PropertyInjection.finish(try await plan.make(context), dynamic, key: key, context)
         }
     }
 }

@@ -21,6 +21,13 @@ protocol AnyNode: AnyObject, Sendable {
     /// The keys the node depends on when it builds, or `nil` when a closure resolves them at run time.
     var dependencyKeys: [BindingKey]? { get }
 
+    /// The nodes of this injector that the node's plan links as its static dependencies (those
+    /// already bound here; not those made just in time or found in a parent injector).
+    func staticDependencies() -> [any AnyNode]
+
+    /// Links the node with `linker`, ignoring any error (see ``Linker/prelink(_:)``).
+    func prelink(with linker: Linker)
+
     /// Resolves the node once, discarding the value: builds an eager singleton.
     func build() throws(ProvisionError)
 
@@ -72,10 +79,11 @@ final class Node<T>: AnyNode {
     /// A transient constructor binding's initializer without parameters, or `nil` (see ``isDirect``).
     @usableFromInline let directFactory: (@Sendable () throws -> T)?
 
-    /// For a direct binding of a class whose subclasses may declare injected properties, the check its
-    /// instances get (``ConstructionInjection/dynamic``), published with ``directEnabled``; retained
-    /// by the node (released in `deinit`). Read only for an instance of a subclass.
-    let directInjection = Atomic<UInt>(0)
+    /// For a direct binding of a class: the class's `ObjectIdentifier`, set with ``directEnabled``. An
+    /// instance of another class (a subclass) gets the plan's property injection check
+    /// (``directInjection``). Read on the same cache line as ``directFactory``, without naming `T.self`,
+    /// which can cost a call to the type's metadata accessor.
+    @usableFromInline let directClass = Atomic<UInt>(0)
 
     @usableFromInline let key: BindingKey
     @usableFromInline let scope: Scope
@@ -106,6 +114,11 @@ final class Node<T>: AnyNode {
 
     /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
     let linkedAsyncPlan = Atomic<UInt>(0)
+
+    /// For a direct binding of a class whose subclasses may declare injected properties, the check an
+    /// instance of a subclass gets (``ConstructionInjection/dynamic``), published before
+    /// ``directEnabled``; retained by the node (released in `deinit`).
+    let directInjection = Atomic<UInt>(0)
 
     /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
     private let storedTraits = Atomic<UInt8>(0)
@@ -182,7 +195,9 @@ final class Node<T>: AnyNode {
         } catch {
             throw ProvisionError.factoryFailed(key, cause: error)
         }
-        if T.self is AnyObject.Type, let value, type(of: value) != T.self {
+        if T.self is AnyObject.Type, let value,
+            UInt(bitPattern: ObjectIdentifier(type(of: value))) != directClass.load(ordering: .relaxed)
+        {
             try injectDirectlyBuilt(value, context)
         }
         return value
@@ -206,6 +221,9 @@ final class Node<T>: AnyNode {
             guard T.self is AnyObject.Type else { return }
             let retained = Unmanaged.passRetained(injection)
             if !AtomicReference.publishOnce(directInjection, retained).published { retained.release() }
+        }
+        if T.self is AnyObject.Type {
+            directClass.store(UInt(bitPattern: ObjectIdentifier(T.self)), ordering: .relaxed)
         }
         directEnabled.store(true, ordering: .releasing)
     }
@@ -245,6 +263,17 @@ final class Node<T>: AnyNode {
 
     @usableFromInline var isLinked: Bool {
         linkedPlan.load(ordering: .acquiring) != 0
+    }
+
+    @usableFromInline
+    func staticDependencies() -> [any AnyNode] {
+        guard case .known(let keys) = dependencies else { return [] }
+        return keys.compactMap { injector.registry.retainedNode(for: $0) }
+    }
+
+    @usableFromInline
+    func prelink(with linker: Linker) {
+        linker.prelink(self)
     }
 
     /// The linked plan, if the node was linked already. No retain: the node keeps the plan alive.

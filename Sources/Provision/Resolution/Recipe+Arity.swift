@@ -24,7 +24,8 @@ extension Recipe {
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep0(key: node.key, f: f, injection: injection.dynamic)
                 let construction = Plan { [step] context throws(ProvisionError) in
-                    try PropertyInjection.finish(try invoke(step.key) { try step.f() }, step.injection, context)
+                    try PropertyInjection.finish(
+                        try invoke(step.key) { try step.f() }, step.injection, key: step.key, context)
                 }
                 let plan = node.scopedConstruction(construction, injection)
                 // Nothing wrapped the construction (a transient, without property injection or an
@@ -59,7 +60,7 @@ extension Recipe {
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                        return try PropertyInjection.finish(value, step.injection, context)
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
                     injection
                 )
@@ -91,7 +92,7 @@ extension Recipe {
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                        return try PropertyInjection.finish(value, step.injection, context)
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
                     injection
                 )
@@ -127,7 +128,7 @@ extension Recipe {
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                        return try PropertyInjection.finish(value, step.injection, context)
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
                     injection
                 )
@@ -165,7 +166,7 @@ extension Recipe {
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                        return try PropertyInjection.finish(value, step.injection, context)
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
                     injection
                 )

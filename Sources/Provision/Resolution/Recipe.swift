@@ -72,7 +72,7 @@ extension Recipe {
                     Plan { context throws(ProvisionError) in
                         let values = (repeat try (each plans).make(context, for: key))
                         let value = try invoke(key) { try f(repeat each values) }
-                        return try PropertyInjection.finish(value, dynamic, context)
+                        return try PropertyInjection.finish(value, dynamic, key: key, context)
                     },
                     injection
                 )
