@@ -23,7 +23,10 @@ let package = Package(
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     ],
     targets: [
-        .target(name: "Provision"),
+        .target(name: "Provision", dependencies: ["CProvisionStack"]),
+        // The calling thread's stack bounds, for the stack guard (a GNU extension Swift's Glibc module
+        // doesn't import). Part of the library; no dependency of its own.
+        .target(name: "CProvisionStack"),
         .target(
             name: "ProvisionLogging",
             dependencies: ["Provision", .product(name: "Logging", package: "swift-log")]
@@ -57,6 +60,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ProvisionTests", dependencies: ["Provision"]),
+        // Resolves a long chain of bindings on its main thread: ProvisionTests runs it as a child process
+        // (a test's own main thread is not available to it).
+        .executableTarget(name: "DepthProbe", dependencies: ["Provision"], path: "Tests/DepthProbe"),
         .testTarget(
             name: "ProvisionLoggingTests",
             dependencies: [

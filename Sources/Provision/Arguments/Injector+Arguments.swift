@@ -25,10 +25,16 @@ extension Injector {
             throw ProvisionError.notBound(key, path: [key])
         }
         if let value = node.cell?.value { return value }
+        // A request with arguments recurses through forwarding and its factory's resolver, not through
+        // linked plans: check the stack at each level.
+        try StackGuard.check(key)
         // Built only for an error: formatting type names costs microseconds.
         var given: String { ArgumentFactory<T, repeat each Argument>.signature }
         guard let info = node.arguments else {
             if let forwarding = node.forwarding {
+                // Linking the delegation checks its chain of targets for a cycle (which forwarding the
+                // arguments from one target to the next would otherwise follow forever).
+                if !node.isLinked { _ = try Linker().link(node) }
                 let call = ForwardingCall<T, repeat each Argument>(
                     key: key,
                     injector: node.injector,

@@ -8,9 +8,15 @@ extension Recipe {
             link: { _, node in
                 let key = node.key
                 let injector = node.injector
+                // As for a closure binding: a singleton's build pushed the key already.
+                let tracksPath = node.scope.kind == .transient
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 return node.scoped(
                     Plan { [unowned injector] context throws(ProvisionError) in
+                        // The factory resolves through its resolver, like a closure binding: check
+                        // that it isn't re-entering itself and that the stack holds another level.
+                        let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+                        try StackGuard.check(key)
                         guard let defaults = factory.defaults else {
                             throw ProvisionError.argumentMismatch(
                                 key,
@@ -23,7 +29,7 @@ extension Recipe {
                         return try Recipe.build(
                             key,
                             factory,
-                            Resolver(injector: injector, context: context.pushing(key)),
+                            Resolver(injector: injector, context: inner),
                             repeat each values
                         )
                     }

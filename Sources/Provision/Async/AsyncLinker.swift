@@ -27,6 +27,8 @@ struct AsyncLinker: Sendable {
             return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
         }
         if let asyncLink = node.asyncLink {
+            // Linking recurses once per level of the async part of the graph.
+            try StackGuard.check(node.key)
             return node.publishAsync(try asyncLink(self, node))
         }
         guard !traits.contains(.needsAsync) else {
@@ -61,6 +63,10 @@ struct AsyncLinker: Sendable {
         guard let node = dependent.injector.lookup(key, as: type) else {
             throw ProvisionError.notBound(key, path: [dependent.key, key])
         }
-        return try link(node)
+        do throws(ProvisionError) {
+            return try link(node)
+        } catch {
+            throw error.prepending(dependent.key)
+        }
     }
 }

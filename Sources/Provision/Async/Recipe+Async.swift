@@ -25,6 +25,8 @@ extension Recipe {
             return node.scopedAsync(
                 AsyncPlan { [unowned injector] context throws(ProvisionError) in
                     let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+                    // The closure may resolve synchronous plans on this thread's stack.
+                    try StackGuard.check(key)
                     do {
                         return try await body(Resolver(injector: injector, context: inner))
                     } catch {
@@ -68,12 +70,15 @@ extension Recipe {
         recipe.asyncLink = { linker, node throws(ProvisionError) in
             let key = node.key
             let plans = (repeat try linker.plan(for: (each D).self, below: node))
+            // The synchronous linker linked the node first, and the properties' bindings with it.
+            let injection = try node.constructionInjection()
             return node.scopedAsync(
                 node.injectingPropertiesAsync(
                     AsyncPlan { context throws(ProvisionError) in
                         let values = (repeat try await (each plans).make(context, for: key))
                         return try Recipe.invoke(key) { try f(repeat each values) }
-                    }
+                    },
+                    injection
                 )
             )
         }

@@ -27,6 +27,7 @@ extension ProvisionError {
             case stopFailed
             case invalidLifecycle
             case cancelled
+            case depthExceeded
         }
 
         private let value: Value
@@ -125,6 +126,12 @@ extension ProvisionError {
         /// An async request was cancelled while it waited for another request to build an instance: it
         /// stopped waiting at once (the build goes on for everyone else).
         public static let cancelled = Code(.cancelled)
+        /// A resolution nested deeper than its thread's stack can hold: a chain of bindings (each needing
+        /// the next) too long for the thread it runs on. Provision stops it while some stack is left,
+        /// instead of crashing; the error's description gives the depth reached and the start of the
+        /// ``ProvisionError/path``. Resolve on a thread with a larger stack, or shorten the chain (a
+        /// ``Provider`` or ``Lazy`` on one edge defers what is below it).
+        public static let depthExceeded = Code(.depthExceeded)
 
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
@@ -151,6 +158,7 @@ extension ProvisionError {
             case .stopFailed: "stop failed"
             case .invalidLifecycle: "invalid lifecycle"
             case .cancelled: "cancelled"
+            case .depthExceeded: "depth exceeded"
             }
         }
     }

@@ -166,6 +166,29 @@ extension ProvisionError {
         )
     }
 
+    /// A resolution about to go deeper than its thread's stack can hold (see `StackGuard`).
+    ///
+    /// - Parameters:
+    ///   - key: The binding that was about to be resolved.
+    ///   - remaining: The bytes of stack left.
+    ///   - stackSize: The size of the thread's stack, 0 when unknown.
+    ///   - path: The path to `key` as far as it is known; the plans the error propagates through
+    ///     prepend the rest.
+    static func depthExceeded(_ key: BindingKey, remaining: Int, stackSize: Int, path: [BindingKey])
+        -> ProvisionError
+    {
+        let stack = stackSize > 0 ? "of its \(stackSize / 1024) KiB stack " : "of its stack "
+        return ProvisionError(
+            code: .depthExceeded,
+            key: key,
+            message: "the resolution nested too deep for this thread: \(key) was requested with "
+                + "\(remaining / 1024) KiB \(stack)left",
+            hint: "resolve on a thread with a larger stack (for example Thread.stackSize = 64 << 20), or break "
+                + "the chain: a Provider or Lazy on one edge defers what is below it",
+            path: path
+        )
+    }
+
     static func timedOut(_ key: BindingKey, after timeout: Duration) -> ProvisionError {
         ProvisionError(
             code: .timedOut,

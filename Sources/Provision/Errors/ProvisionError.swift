@@ -140,6 +140,9 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         return self
     }
 
+    /// How many keys of a ``Code/depthExceeded`` error's path its description shows.
+    static let depthPathPrefix = 6
+
     /// Whether two errors have the same ``code``.
     public static func == (lhs: ProvisionError, rhs: ProvisionError) -> Bool {
         lhs.code == rhs.code
@@ -148,7 +151,13 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
     /// The whole message: code, explanation, path, cycle, declaration site, cause and hint.
     public var description: String {
         var text = "ProvisionError (\(code)): \(message)"
-        if !storage.reversedPath.isEmpty {
+        if code == .depthExceeded {
+            // Thousands of keys long: the depth, and the start of the path, which shows the chain.
+            let path = self.path
+            text += "\n  depth: \(path.count) nested requests"
+            let start = path.prefix(Self.depthPathPrefix).map(\.description).joined(separator: " -> ")
+            text += "\n  path: \(start)\(path.count > Self.depthPathPrefix ? " -> ..." : "")"
+        } else if !storage.reversedPath.isEmpty {
             text += "\n  path: \(pathDescription)"
         }
         if let cycle = cycleDescription {

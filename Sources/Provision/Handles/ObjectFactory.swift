@@ -24,6 +24,8 @@ public struct ObjectFactory: Sendable {
     @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         let key = BindingKey(type, named: name)
+        // Called while a service is built, it recurses like a dependency (see Provider.get()).
+        try StackGuard.check(key)
         return try injector.injector(for: key).resolve(key, as: type, context: .root)
     }
 

@@ -37,7 +37,10 @@ public struct Provider<T>: Sendable {
     ///   ``ProvisionError/Code/injectorReleased`` when the injector is gone.
     @inlinable
     public func get() throws(ProvisionError) -> T {
-        try injector.injector(for: key).resolve(key, as: T.self, context: .root)
+        // A handle called while its service is built (from an initializer) recurses like a dependency,
+        // but outside the plans: check the stack here.
+        try StackGuard.check(key)
+        return try injector.injector(for: key).resolve(key, as: T.self, context: .root)
     }
 }
 

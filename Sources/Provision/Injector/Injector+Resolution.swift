@@ -19,7 +19,8 @@ extension Injector {
     /// - Returns: A new instance for a transient binding; the shared instance for a singleton.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/notBound`` (the key or a dependency has
     ///   no binding), ``ProvisionError/Code/cycle`` (the service depends on itself), or
-    ///   ``ProvisionError/Code/factoryFailed`` (a factory threw). The error's path shows the chain of
+    ///   ``ProvisionError/Code/factoryFailed`` (a factory threw), or ``ProvisionError/Code/depthExceeded``
+    ///   (the graph nests deeper than this thread's stack holds). The error's path shows the chain of
     ///   requests that led to it.
     /// - Complexity: After the first request, one lock-free table lookup plus the work of the
     ///   factories; a built singleton costs one atomic load.
@@ -44,7 +45,7 @@ extension Injector {
         }
         // A plain transient leaf: its initializer, called directly (see `Node.isDirect`).
         let direct = node._withUnsafeGuaranteedRef { node in
-            Result { () throws(ProvisionError) in try node.makeDirectly() }
+            Result { () throws(ProvisionError) in try node.makeDirectly(context) }
         }
         if let value = try direct.get() {
             return value

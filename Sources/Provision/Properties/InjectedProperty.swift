@@ -11,6 +11,23 @@ public struct InjectedProperty: Sendable {
     /// properties that already hold a value. Returns whether it set the property.
     let apply: @Sendable (AnyObject, Resolver, _ onlyIfNil: Bool) throws(ProvisionError) -> Bool
 
+    /// Links the property's binding in an injector (see ``Linker/link(property:as:in:)``).
+    let link: @Sendable (Linker, Injector) throws(ProvisionError) -> Void
+
+    init<Value>(
+        key: BindingKey,
+        keyPath: any AnyKeyPath & Sendable,
+        valueType: Value.Type,
+        apply: @escaping @Sendable (AnyObject, Resolver, _ onlyIfNil: Bool) throws(ProvisionError) -> Bool
+    ) {
+        self.key = key
+        self.keyPath = keyPath
+        self.apply = apply
+        self.link = { linker, injector throws(ProvisionError) in
+            try linker.link(property: key, as: Value.self, in: injector)
+        }
+    }
+
     /// Injects the unnamed (or `name`d) binding of the property's type.
     ///
     /// - Parameters:
@@ -21,7 +38,8 @@ public struct InjectedProperty: Sendable {
         named name: String? = nil
     ) -> InjectedProperty {
         let key = BindingKey(Value.self, named: name)
-        return InjectedProperty(key: key, keyPath: keyPath) { object, resolver, _ throws(ProvisionError) in
+        return InjectedProperty(key: key, keyPath: keyPath, valueType: Value.self) {
+            object, resolver, _ throws(ProvisionError) in
             guard let root = object as? Root else { return false }
             root[keyPath: keyPath] = try resolver.get(Value.self, named: name)
             return true
@@ -37,7 +55,8 @@ public struct InjectedProperty: Sendable {
         named name: String? = nil
     ) -> InjectedProperty {
         let key = BindingKey(Value.self, named: name)
-        return InjectedProperty(key: key, keyPath: keyPath) { object, resolver, onlyIfNil throws(ProvisionError) in
+        return InjectedProperty(key: key, keyPath: keyPath, valueType: Value.self) {
+            object, resolver, onlyIfNil throws(ProvisionError) in
             guard let root = object as? Root else { return false }
             if onlyIfNil && root[keyPath: keyPath] != nil { return false }
             root[keyPath: keyPath] = try resolver.get(Value.self, named: name)

@@ -23,14 +23,30 @@
 /// }
 /// ```
 ///
-/// The injector fills the properties of objects created elsewhere with
-/// ``Injector/injectDependencies(into:onlyIfNil:)``, and of objects it builds itself from a
-/// constructor binding or an ``Injectable`` declaration (not of instances, closure results or provider
-/// results, which are returned as they are; a closure can ask for it with
-/// ``Resolver/injectDependencies(into:onlyIfNil:)``). Dependencies are built — and their own hooks
-/// called — before the object that needs them, and ``didInjectDependencies()`` runs exactly once per
-/// injection, after every property is set. A binding reads its class's `injectedProperties` once, when
-/// it is first resolved.
+/// **Which objects are injected.** An object gets its properties, and its ``didInjectDependencies()``
+/// call, exactly once: when the injector constructs it, with a constructor binding (`to(_:)` given an
+/// initializer or a function of dependencies) or an ``Injectable`` declaration's factory. The object's
+/// own class decides, whatever the key it is bound to:
+///
+/// ```swift
+/// binder.bind((any Person).self).to { PetOwner() }          // a PetOwner: injected
+/// binder.bind(Animal.self).to(Dog.init(leash:))             // a Dog, if Dog declares properties
+/// ```
+///
+/// Objects the injector didn't construct are returned as they are: instances (`toInstance`, which may
+/// be shared by several injectors), and what closures, providers and argument factories return (that
+/// code built the object; it asks for injection with ``Resolver/injectDependencies(into:onlyIfNil:)``).
+/// A delegation (`to(binding:)`) returns what its target binding built, injected once by that binding
+/// under the same rule. Objects created elsewhere are filled with
+/// ``Injector/injectDependencies(into:onlyIfNil:)``.
+///
+/// Dependencies are built — and their own hooks called — before the object that needs them, and
+/// ``didInjectDependencies()`` runs exactly once per injection, after every property is set. A
+/// binding reads a class's `injectedProperties` once, when it first builds an instance of it; when the
+/// key's own type declares them, they are read when the binding is linked, and their bindings are
+/// checked with the binding's other dependencies: a missing one, or a cycle through injected properties
+/// (`A -> B -> A`), fails the first request before anything is built. A cycle the linker can't see
+/// (behind a protocol key) is found as it forms, and is the same ``ProvisionError/Code/cycle`` error.
 ///
 /// Declare `injectedProperties` as a `class var` so that subclasses can add theirs to
 /// `super.injectedProperties`. To replace a superclass's entry, list the same key path — rooted at the

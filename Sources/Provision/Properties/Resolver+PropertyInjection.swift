@@ -3,7 +3,8 @@ extension Resolver {
     /// calls its ``PropertyInjectable/didInjectDependencies()`` once.
     ///
     /// The injector fills the properties of what constructor bindings build, but returns the results of
-    /// closures and providers as they are. A closure that wants its result filled asks for it:
+    /// closures and providers as they are (see ``PropertyInjectable``). A closure that wants its result
+    /// filled asks for it, once:
     ///
     /// ```swift
     /// binder.bind(Dashboard.self).to { resolver in

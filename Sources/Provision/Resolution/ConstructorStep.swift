@@ -13,17 +13,22 @@
 // The classes are generic only over their dependency and value types, whose fields are all one or
 // two words whatever the types: their layout is fixed, and the specialized plan reads them at
 // constant offsets.
+//
+// `injection` is the check of ``ConstructionInjection/dynamic``: `nil` unless the binding's instances
+// may declare injected properties its key's type doesn't.
 
 /// The captured state of a constructor plan without dependencies.
 @usableFromInline
 final class ConstructorStep0<T>: Sendable {
     @usableFromInline let key: BindingKey
     @usableFromInline let f: @Sendable () throws -> T
+    @usableFromInline let injection: PropertyInjection?
 
     @inlinable
-    init(key: BindingKey, f: @escaping @Sendable () throws -> T) {
+    init(key: BindingKey, f: @escaping @Sendable () throws -> T, injection: PropertyInjection?) {
         self.key = key
         self.f = f
+        self.injection = injection
     }
 }
 
@@ -33,12 +38,19 @@ final class ConstructorStep1<A, T>: Sendable {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let f: @Sendable (consuming A) throws -> T
+    @usableFromInline let injection: PropertyInjection?
 
     @inlinable
-    init(key: BindingKey, a: PlanReference<A>, f: @escaping @Sendable (consuming A) throws -> T) {
+    init(
+        key: BindingKey,
+        a: PlanReference<A>,
+        f: @escaping @Sendable (consuming A) throws -> T,
+        injection: PropertyInjection?
+    ) {
         self.key = key
         self.a = a
         self.f = f
+        self.injection = injection
     }
 }
 
@@ -49,18 +61,21 @@ final class ConstructorStep2<A, B, T>: Sendable {
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
     @usableFromInline let f: @Sendable (consuming A, consuming B) throws -> T
+    @usableFromInline let injection: PropertyInjection?
 
     @inlinable
     init(
         key: BindingKey,
         a: PlanReference<A>,
         b: PlanReference<B>,
-        f: @escaping @Sendable (consuming A, consuming B) throws -> T
+        f: @escaping @Sendable (consuming A, consuming B) throws -> T,
+        injection: PropertyInjection?
     ) {
         self.key = key
         self.a = a
         self.b = b
         self.f = f
+        self.injection = injection
     }
 }
 
@@ -72,6 +87,7 @@ final class ConstructorStep3<A, B, C, T>: Sendable {
     @usableFromInline let b: PlanReference<B>
     @usableFromInline let c: PlanReference<C>
     @usableFromInline let f: @Sendable (consuming A, consuming B, consuming C) throws -> T
+    @usableFromInline let injection: PropertyInjection?
 
     @inlinable
     init(
@@ -79,13 +95,15 @@ final class ConstructorStep3<A, B, C, T>: Sendable {
         a: PlanReference<A>,
         b: PlanReference<B>,
         c: PlanReference<C>,
-        f: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T
+        f: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T,
+        injection: PropertyInjection?
     ) {
         self.key = key
         self.a = a
         self.b = b
         self.c = c
         self.f = f
+        self.injection = injection
     }
 }
 
@@ -98,6 +116,7 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
     @usableFromInline let c: PlanReference<C>
     @usableFromInline let d: PlanReference<D>
     @usableFromInline let f: @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
+    @usableFromInline let injection: PropertyInjection?
 
     @inlinable
     init(
@@ -106,7 +125,8 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
         b: PlanReference<B>,
         c: PlanReference<C>,
         d: PlanReference<D>,
-        f: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
+        f: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T,
+        injection: PropertyInjection?
     ) {
         self.key = key
         self.a = a
@@ -114,5 +134,6 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
         self.c = c
         self.d = d
         self.f = f
+        self.injection = injection
     }
 }

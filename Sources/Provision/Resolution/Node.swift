@@ -21,6 +21,13 @@ protocol AnyNode: AnyObject, Sendable {
     /// The keys the node depends on when it builds, or `nil` when a closure resolves them at run time.
     var dependencyKeys: [BindingKey]? { get }
 
+    /// The nodes of this injector that the node's plan links as its static dependencies (those
+    /// already bound here; not those made just in time or found in a parent injector).
+    func staticDependencies() -> [any AnyNode]
+
+    /// Links the node with `linker`, ignoring any error (see ``Linker/prelink(_:)``).
+    func prelink(with linker: Linker)
+
     /// Resolves the node once, discarding the value: builds an eager singleton.
     func build() throws(ProvisionError)
 
@@ -76,6 +83,12 @@ final class Node<T>: AnyNode {
     /// A transient constructor binding's initializer without parameters, or `nil` (see ``isDirect``).
     @usableFromInline let directFactory: (@Sendable () throws -> T)?
 
+    /// For a direct binding of a class: the class's `ObjectIdentifier`, set with ``directEnabled``. An
+    /// instance of another class (a subclass) gets the plan's property injection check
+    /// (``directInjection``). Read on the same cache line as ``directFactory``, without naming `T.self`,
+    /// which can cost a call to the type's metadata accessor.
+    @usableFromInline let directClass = Atomic<UInt>(0)
+
     @usableFromInline let key: BindingKey
     @usableFromInline let scope: Scope
     @usableFromInline let location: SourceLocation
@@ -106,8 +119,16 @@ final class Node<T>: AnyNode {
     /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
     let linkedAsyncPlan = Atomic<UInt>(0)
 
+    /// For a direct binding of a class whose subclasses may declare injected properties, the check an
+    /// instance of a subclass gets (``ConstructionInjection/dynamic``), published before
+    /// ``directEnabled``; retained by the node (released in `deinit`).
+    let directInjection = Atomic<UInt>(0)
+
     /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
     private let storedTraits = Atomic<UInt8>(0)
+
+    /// The node's height in the graph of linked plans (see ``Linker``), stored like ``storedTraits``.
+    private let storedHeight = Atomic<Int>(0)
 
     /// Start and stop hooks declared on the binding.
     let hooks: LifecycleHooks<T>?
@@ -149,6 +170,7 @@ final class Node<T>: AnyNode {
         // Released as plain objects: naming `Plan<T>` here would cost a metadata lookup per node.
         AtomicReference.release(linkedPlan)
         AtomicReference.release(linkedAsyncPlan)
+        AtomicReference.release(directInjection)
     }
 
     /// Whether a request calls ``directFactory`` directly, skipping the plan: true for a linked
@@ -164,20 +186,49 @@ final class Node<T>: AnyNode {
     /// Builds the value with ``directFactory`` when ``isDirect``; `nil` otherwise. The initializer is
     /// called in place, from the node's field, so its context is not retained around the call (a
     /// shared reference count written by every request would bounce between threads).
+    ///
+    /// An instance of exactly `T` (a class) or of a type that can't declare injected properties is
+    /// returned as it is, as the plan would return it; an instance of a subclass gets the plan's
+    /// property injection check (see ``PropertyInjection``).
     @inlinable
-    func makeDirectly() throws(ProvisionError) -> T? {
+    func makeDirectly(_ context: ResolutionContext) throws(ProvisionError) -> T? {
         guard directEnabled.load(ordering: .acquiring) else { return nil }
+        let value: T?
         do {
-            return try directFactory?()
+            value = try directFactory?()
         } catch {
             throw ProvisionError.factoryFailed(key, cause: error)
         }
+        if T.self is AnyObject.Type, let value,
+            UInt(bitPattern: ObjectIdentifier(type(of: value))) != directClass.load(ordering: .relaxed)
+        {
+            try injectDirectlyBuilt(value, context)
+        }
+        return value
     }
 
-    /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it.
+    /// The property injection check of an instance of a subclass of `T` that ``makeDirectly(_:)`` built.
     @usableFromInline
-    func enableDirectConstruction() {
+    func injectDirectlyBuilt(_ value: T, _ context: ResolutionContext) throws(ProvisionError) {
+        guard let injection = AtomicReference.load(directInjection, as: PropertyInjection.self) else { return }
+        try injection.takeUnretainedValue().injectIfDeclared(value, context)
+    }
+
+    /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it (and, for
+    /// a class whose subclasses may declare injected properties, checks its instances with `injection`).
+    /// An instance of a key that is not a class (a protocol, `Any`) needs that check after every build:
+    /// such a binding keeps going through its plan.
+    @usableFromInline
+    func enableDirectConstruction(_ injection: PropertyInjection?) {
         guard directFactory != nil else { return }
+        if let injection {
+            guard T.self is AnyObject.Type else { return }
+            let retained = Unmanaged.passRetained(injection)
+            if !AtomicReference.publishOnce(directInjection, retained).published { retained.release() }
+        }
+        if T.self is AnyObject.Type {
+            directClass.store(UInt(bitPattern: ObjectIdentifier(T.self)), ordering: .relaxed)
+        }
         directEnabled.store(true, ordering: .releasing)
     }
 
@@ -185,9 +236,25 @@ final class Node<T>: AnyNode {
         NodeTraits(rawValue: storedTraits.load(ordering: .acquiring))
     }
 
-    /// Records the traits linking found; called by the linker before it publishes the plan.
-    func setTraits(_ traits: NodeTraits) {
+    /// Records the traits and height linking found; called by the linker before it publishes the plan.
+    func setTraits(_ traits: NodeTraits, height: Int) {
+        storedHeight.store(height, ordering: .relaxed)
         storedTraits.store(traits.rawValue, ordering: .releasing)
+    }
+
+    /// The number of static levels below the node's plan: 0 without static dependencies, otherwise one
+    /// more than its highest dependency's. Valid once the node is linked.
+    var height: Int {
+        storedHeight.load(ordering: .relaxed)
+    }
+
+    /// Wraps a plan so that it checks the thread's stack before it runs (see ``Linker``).
+    func checkingStack(_ inner: Plan<T>) -> Plan<T> {
+        let key = self.key
+        return Plan { context throws(ProvisionError) in
+            try StackGuard.check(key)
+            return try inner.make(context)
+        }
     }
 
     @usableFromInline var dependencyKeys: [BindingKey]? {
@@ -200,6 +267,17 @@ final class Node<T>: AnyNode {
 
     @usableFromInline var isLinked: Bool {
         linkedPlan.load(ordering: .acquiring) != 0
+    }
+
+    @usableFromInline
+    func staticDependencies() -> [any AnyNode] {
+        guard case .known(let keys) = dependencies else { return [] }
+        return keys.compactMap { injector.registry.retainedNode(for: $0) }
+    }
+
+    @usableFromInline
+    func prelink(with linker: Linker) {
+        linker.prelink(self)
     }
 
     /// The linked plan, if the node was linked already. No retain: the node keeps the plan alive.
@@ -266,12 +344,6 @@ final class Node<T>: AnyNode {
         let (published, current) = AtomicReference.publishOnce(linkedPlan, retained)
         if !published { retained.release() }
         return current.takeUnretainedValue()
-    }
-
-    /// The plan of a constructor binding: property injection (when `T` wants it), then the scope.
-    @inlinable
-    func scopedConstruction(_ inner: Plan<T>) -> Plan<T> {
-        scoped(injectingProperties(inner))
     }
 
     /// Wraps a plan that builds a fresh value with this node's scope.

@@ -20,13 +20,17 @@ extension Recipe {
     static func constructor(_ f: @escaping @Sendable () throws -> T) -> Recipe {
         var recipe = Recipe(
             dependencies: .known([]),
-            link: { _, node in
-                let step = ConstructorStep0(key: node.key, f: f)
-                let construction = Plan { [step] _ throws(ProvisionError) in try invoke(step.key) { try step.f() } }
-                let plan = node.scopedConstruction(construction)
+            link: { linker, node throws(ProvisionError) in
+                let injection = try node.constructionInjection(linker: linker)
+                let step = ConstructorStep0(key: node.key, f: f, injection: injection.dynamic)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    try PropertyInjection.finish(
+                        try invoke(step.key) { try step.f() }, step.injection, key: step.key, context)
+                }
+                let plan = node.scopedConstruction(construction, injection)
                 // Nothing wrapped the construction (a transient, without property injection or an
                 // observer): a request may call the initializer directly.
-                if plan === construction { node.enableDirectConstruction() }
+                if plan === construction { node.enableDirectConstruction(injection.dynamic) }
                 return plan
             },
             instance: nil
@@ -40,16 +44,25 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self)]),
             link: { linker, node throws(ProvisionError) in
-                let step = ConstructorStep1(key: node.key, a: try linker.plan(for: A.self, below: node), f: f)
+                let injection = try node.constructionInjection(linker: linker)
+                let step = ConstructorStep1(
+                    key: node.key,
+                    a: try linker.plan(for: A.self, below: node),
+                    f: f,
+                    injection: injection.dynamic
+                )
                 return node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
+                        let value: T
                         do {
-                            return try step.f(consume va)
+                            value = try step.f(consume va)
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                    }
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                    },
+                    injection
                 )
             },
             instance: nil
@@ -61,22 +74,27 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self)]),
             link: { linker, node throws(ProvisionError) in
+                let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep2(
                     key: node.key,
                     a: try linker.plan(for: A.self, below: node),
                     b: try linker.plan(for: B.self, below: node),
-                    f: f
+                    f: f,
+                    injection: injection.dynamic
                 )
                 return node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
+                        let value: T
                         do {
-                            return try step.f(consume va, consume vb)
+                            value = try step.f(consume va, consume vb)
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                    }
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                    },
+                    injection
                 )
             },
             instance: nil
@@ -90,24 +108,29 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self)]),
             link: { linker, node throws(ProvisionError) in
+                let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep3(
                     key: node.key,
                     a: try linker.plan(for: A.self, below: node),
                     b: try linker.plan(for: B.self, below: node),
                     c: try linker.plan(for: C.self, below: node),
-                    f: f
+                    f: f,
+                    injection: injection.dynamic
                 )
                 return node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
                         let vc = try step.c.make(context, for: step.key)
+                        let value: T
                         do {
-                            return try step.f(consume va, consume vb, consume vc)
+                            value = try step.f(consume va, consume vb, consume vc)
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                    }
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                    },
+                    injection
                 )
             },
             instance: nil
@@ -121,13 +144,15 @@ extension Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self), BindingKey(D.self)]),
             link: { linker, node throws(ProvisionError) in
+                let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep4(
                     key: node.key,
                     a: try linker.plan(for: A.self, below: node),
                     b: try linker.plan(for: B.self, below: node),
                     c: try linker.plan(for: C.self, below: node),
                     d: try linker.plan(for: D.self, below: node),
-                    f: f
+                    f: f,
+                    injection: injection.dynamic
                 )
                 return node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
@@ -135,12 +160,15 @@ extension Recipe {
                         let vb = try step.b.make(context, for: step.key)
                         let vc = try step.c.make(context, for: step.key)
                         let vd = try step.d.make(context, for: step.key)
+                        let value: T
                         do {
-                            return try step.f(consume va, consume vb, consume vc, consume vd)
+                            value = try step.f(consume va, consume vb, consume vc, consume vd)
                         } catch {
                             throw ProvisionError.factoryFailed(step.key, cause: error)
                         }
-                    }
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                    },
+                    injection
                 )
             },
             instance: nil

@@ -66,11 +66,15 @@ extension Recipe {
             link: { linker, node throws(ProvisionError) in
                 let key = node.key
                 let plans = (repeat try linker.plan(for: (each D).self, below: node))
+                let injection = try node.constructionInjection(linker: linker)
+                let dynamic = injection.dynamic
                 return node.scopedConstruction(
                     Plan { context throws(ProvisionError) in
                         let values = (repeat try (each plans).make(context, for: key))
-                        return try invoke(key) { try f(repeat each values) }
-                    }
+                        let value = try invoke(key) { try f(repeat each values) }
+                        return try PropertyInjection.finish(value, dynamic, key: key, context)
+                    },
+                    injection
                 )
             },
             instance: nil
@@ -96,6 +100,9 @@ extension Recipe {
                 return node.scoped(
                     Plan { [unowned injector] context throws(ProvisionError) in
                         let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+                        // The closure's requests recurse through the injector: a chain of closures
+                        // deeper than the stack holds stops here, while some stack is left.
+                        try StackGuard.check(key)
                         do {
                             return try body(Resolver(injector: injector, context: inner))
                         } catch {

@@ -9,7 +9,7 @@
 /// ```
 ///
 /// Resolve through the resolver, not through the injector, so that a cycle through the closure is
-/// reported with its path instead of overflowing the stack. A resolver is only valid while the closure
+/// reported with its path instead of running until the stack is exhausted. A resolver is only valid while the closure
 /// that received it runs: don't store it or send it to another thread (inject a handle such as a
 /// factory closure instead).
 public struct Resolver {
@@ -29,7 +29,8 @@ public struct Resolver {
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     /// - Returns: The instance the binding provides.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/notBound``,
-    ///   ``ProvisionError/Code/cycle`` or ``ProvisionError/Code/factoryFailed``.
+    ///   ``ProvisionError/Code/cycle``, ``ProvisionError/Code/factoryFailed`` or
+    ///   ``ProvisionError/Code/depthExceeded``.
     @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         try injector.resolve(BindingKey(type, named: name), as: type, context: context)

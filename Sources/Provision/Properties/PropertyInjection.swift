@@ -1,0 +1,231 @@
+import Synchronization
+
+/// The property injection of the instances one binding builds: the rule of ``PropertyInjectable``,
+/// applied where a constructor's plan returns.
+///
+/// **The rule.** An object gets its injected properties, and its
+/// ``PropertyInjectable/didInjectDependencies()`` call, exactly once: when a constructor binding (`to(_:)`
+/// with an initializer or function, an ``Injection`` declaration's factory) builds it. What decides is
+/// the object's own class, whatever the key: `bind((any Person).self).to { PetOwner() }` injects a
+/// `PetOwner` as `bind(PetOwner.self).to(PetOwner.init)` does. Values the injector didn't construct
+/// are returned as they are: instances (`toInstance`), the results of closures, providers and argument
+/// factories (that code built the object, and asks for injection with
+/// ``Resolver/injectDependencies(into:onlyIfNil:)`` when it wants it), and a delegation's value
+/// (`to(binding:)`), which the target binding built and injected under this same rule.
+///
+/// **Where it is decided.** When `T` declares injected properties, the plan injects every instance
+/// (``ConstructionInjection/declared``). When `T` can't hold an object that declares them (a struct, an
+/// enum, a tuple, a function), nothing is checked. Otherwise — a protocol, `Any`, an optional, a class
+/// whose subclasses may declare properties it doesn't — each built instance is checked
+/// (``ConstructionInjection/dynamic``): for a class key only an instance of a subclass is (the check
+/// compares the instance's class with `T`), for other keys every instance, with the last class found to
+/// declare nothing remembered, so that the common case costs a load and a comparison.
+@usableFromInline
+final class PropertyInjection: Sendable {
+    let key: BindingKey
+    /// Unowned: the injector owns the plans that hold this (through its nodes).
+    unowned let injector: Injector
+    /// Whether the injection checks the path for `key` and pushes it (see ``inject(_:_:)``).
+    let tracksPath: Bool
+    /// The last dynamic type found not to declare injected properties (its `ObjectIdentifier`'s bits),
+    /// or 0.
+    private let lastUndeclared = Atomic<UInt>(0)
+    /// The class the key declares, when it declares injected properties, and its requirements.
+    private let declaring: (type: ObjectIdentifier, requirements: [InjectedProperty])?
+    /// The requirements of each other declaring class this binding built an instance of (a subclass,
+    /// or a class behind a protocol key), read once per class.
+    private let requirements = Locked<[ObjectIdentifier: [InjectedProperty]]>([:])
+
+    /// - Parameter declaring: The key's class and its requirements, when it declares injected
+    ///   properties.
+    init(
+        key: BindingKey,
+        injector: Injector,
+        scope: Scope,
+        declaring: (type: any PropertyInjectable.Type, requirements: [InjectedProperty])? = nil
+    ) {
+        self.key = key
+        self.injector = injector
+        // A singleton's or scoped instance's build pushed the key already (see InstanceCell.build); a
+        // request for the key from one of its properties finds it there.
+        self.tracksPath = scope.kind == .transient
+        self.declaring = declaring.map { (ObjectIdentifier($0.type), $0.requirements) }
+    }
+
+    /// Injects `value` when its dynamic class declares injected properties: the check of
+    /// ``ConstructionInjection/dynamic``, after a quick look at the instance (see ``finish(_:_:_:)``).
+    @usableFromInline
+    func injectIfDeclared<T>(_ value: T, _ context: ResolutionContext) throws(ProvisionError) {
+        let dynamicType: any Any.Type = type(of: value as Any)
+        let id = UInt(bitPattern: ObjectIdentifier(dynamicType))
+        if lastUndeclared.load(ordering: .relaxed) == id { return }
+        guard let object = value as? any PropertyInjectable else {
+            // An optional's type says nothing about whether its next value is an object that declares
+            // properties; any other type's instances never do if this one doesn't.
+            if dynamicType is AnyObject.Type || TypeShape.holdsOnlyItself(dynamicType) {
+                lastUndeclared.store(id, ordering: .relaxed)
+            }
+            return
+        }
+        try inject(object, context)
+    }
+
+    /// Sets the properties of a freshly built `object` and calls its hook.
+    ///
+    /// The properties resolve on the path below this binding: a property that needs the binding again,
+    /// directly or through other bindings, is a cycle (checked here for a transient binding; a
+    /// singleton's or scoped instance's own build checks it), and each injection is a level of
+    /// recursion whose stack is checked.
+    func inject(_ object: any PropertyInjectable, _ context: ResolutionContext) throws(ProvisionError) {
+        let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+        try StackGuard.check(key)
+        do throws(ProvisionError) {
+            try PropertyInjector.inject(
+                object,
+                requirements: requirements(of: type(of: object)),
+                resolver: Resolver(injector: injector, context: inner),
+                onlyIfNil: false
+            )
+        } catch {
+            throw error.prepending(key)
+        }
+    }
+
+    /// The requirements of `type`, read once per class (the user's `injectedProperties` runs outside
+    /// the lock; two threads seeing a class first may both read it, and store the same requirements).
+    private func requirements(of type: any PropertyInjectable.Type) -> [InjectedProperty] {
+        let id = ObjectIdentifier(type)
+        if let declaring, declaring.type == id { return declaring.requirements }
+        if let known = requirements.withLock({ $0[id] }) { return known }
+        let read = PropertyInjector.requirements(of: type)
+        requirements.withLock { $0[id] = read }
+        return read
+    }
+}
+
+extension PropertyInjection {
+    /// Returns a value a constructor built, after injecting its properties if ``ConstructionInjection``
+    /// says this instance may need it: the check every constructor plan runs on its value.
+    ///
+    /// Inlined into the plan, where `T` is concrete: for a class key an instance of exactly that class
+    /// returns after one comparison (the plan's ``ConstructionInjection/declared`` wrapper injects it if
+    /// the class declares properties), and for a key whose instances can't declare any, `injection` is
+    /// `nil`.
+    ///
+    /// - Parameter key: The binding's key, whose `id` is `T`'s: the plan reads it from its step, where
+    ///   it lies beside the plan's other fields. (Where the optimizer merged the plans of several types
+    ///   into one function, naming `T.self` would cost a call to `T`'s metadata accessor.)
+    @inlinable @inline(__always)
+    static func finish<T>(_ value: T, _ injection: PropertyInjection?, key: BindingKey, _ context: ResolutionContext)
+        throws(ProvisionError) -> T
+    {
+        if T.self is AnyObject.Type, ObjectIdentifier(type(of: value)) == key.id { return value }
+        guard let injection else { return value }
+        try injection.injectIfDeclared(value, context)
+        return value
+    }
+}
+
+/// What a constructor binding's plan does about property injection, decided once when it is linked
+/// (see ``PropertyInjection``).
+@usableFromInline
+struct ConstructionInjection {
+    /// For a key whose type declares injected properties: the plan injects every instance it builds.
+    @usableFromInline let declared: PropertyInjection?
+    /// For a key whose instances may declare injected properties its type doesn't (a protocol, `Any`,
+    /// an optional, a class): the plan checks each instance it builds.
+    @usableFromInline let dynamic: PropertyInjection?
+}
+
+extension Node {
+    /// Decides how this constructor binding's plan injects properties, and with a `linker`, links the
+    /// bindings of the properties `T` declares (so that a cycle through them, or a missing binding, is
+    /// found before anything is built). `T`'s requirements are read once per plan, here.
+    @usableFromInline
+    func constructionInjection(linker: Linker? = nil) throws(ProvisionError) -> ConstructionInjection {
+        if let declaring = T.self as? any PropertyInjectable.Type {
+            let requirements = PropertyInjector.requirements(of: declaring)
+            if let linker {
+                for property in requirements {
+                    try property.link(linker, injector)
+                }
+            }
+            let injection = PropertyInjection(
+                key: key,
+                injector: injector,
+                scope: scope,
+                declaring: (declaring, requirements)
+            )
+            return ConstructionInjection(declared: injection, dynamic: nil)
+        }
+        if TypeShape.holdsOnlyItself(T.self) {
+            return ConstructionInjection(declared: nil, dynamic: nil)
+        }
+        let injection = PropertyInjection(key: key, injector: injector, scope: scope)
+        return ConstructionInjection(declared: nil, dynamic: injection)
+    }
+
+    /// The plan of a constructor binding: property injection (see ``ConstructionInjection``), then the
+    /// scope.
+    @inlinable
+    func scopedConstruction(_ inner: Plan<T>, _ injection: ConstructionInjection) -> Plan<T> {
+        guard let declared = injection.declared else { return scoped(inner) }
+        return scoped(injectingProperties(inner, declared))
+    }
+
+    /// Wraps a constructor plan so that its instances (of a `T` that declares injected properties) get
+    /// their properties and hook before anyone sees them (before a singleton is published).
+    @usableFromInline
+    func injectingProperties(_ plan: Plan<T>, _ injection: PropertyInjection) -> Plan<T> {
+        Plan { context throws(ProvisionError) in
+            let value = try plan.make(context)
+            if let object = value as? any PropertyInjectable {
+                try injection.inject(object, context)
+            }
+            return value
+        }
+    }
+
+    /// The async counterpart of ``scopedConstruction(_:_:)`` without the scope: the properties are
+    /// resolved synchronously once the value was built.
+    func injectingPropertiesAsync(_ plan: AsyncPlan<T>, _ injection: ConstructionInjection) -> AsyncPlan<T> {
+        if let declared = injection.declared {
+            return AsyncPlan { context throws(ProvisionError) in
+                let value = try await plan.make(context)
+                if let object = value as? any PropertyInjectable {
+                    try declared.inject(object, context)
+                }
+                return value
+            }
+        }
+        guard let dynamic = injection.dynamic else { return plan }
+        let key = self.key
+        return AsyncPlan { context throws(ProvisionError) in
+            try PropertyInjection.finish(try await plan.make(context), dynamic, key: key, context)
+        }
+    }
+}
+
+/// What a type's values can be, from the kind of its run-time metadata (the Swift ABI's
+/// `MetadataKind`, docs/ABI/TypeMetadata.rst in the Swift repository).
+enum TypeShape {
+    /// Whether every value of `type` has exactly that type and is not an object: a struct, an enum
+    /// other than `Optional`, a tuple, a function or a metatype. Such a value never declares injected
+    /// properties. Classes, protocols and `Any` (existentials), optionals and every other kind answer
+    /// `false`.
+    static func holdsOnlyItself(_ type: any Any.Type) -> Bool {
+        if type is AnyObject.Type { return false }
+        let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+        switch kind {
+        case 0x200, // struct
+            0x201, // enum
+            0x301, // tuple
+            0x302, // function
+            0x304, // metatype
+            0x306: // existential metatype
+            return true
+        default:
+            return false
+        }
+    }
+}
