@@ -166,7 +166,7 @@ final class Node<T>: AnyNode {
         do {
             return try directFactory?()
         } catch {
-            throw ProvisionError.factoryFailed(key, cause: error)
+            throw ProvisionError.thrown(by: key, error)
         }
     }
 

@@ -12,7 +12,7 @@ extension Recipe {
         do {
             return try body()
         } catch {
-            throw ProvisionError.factoryFailed(key, cause: error)
+            throw ProvisionError.thrown(by: key, error)
         }
     }
 
@@ -47,7 +47,7 @@ extension Recipe {
                         do {
                             return try step.f(consume va)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                     }
                 )
@@ -74,7 +74,7 @@ extension Recipe {
                         do {
                             return try step.f(consume va, consume vb)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                     }
                 )
@@ -105,7 +105,7 @@ extension Recipe {
                         do {
                             return try step.f(consume va, consume vb, consume vc)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                     }
                 )
@@ -138,7 +138,7 @@ extension Recipe {
                         do {
                             return try step.f(consume va, consume vb, consume vc, consume vd)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                     }
                 )
