@@ -46,9 +46,17 @@ extension Node {
             let key = self.key
             let id = ObjectIdentifier(self)
             return AsyncPlan { [unowned injector] context throws(ProvisionError) in
-                let cell = try ServiceScope.cell(in: context, for: id, key: key, injector: injector, as: T.self)
+                let scope = try ServiceScope.scope(of: context, for: key)
+                let cell = try scope.cell(for: id, key: key, injector: injector, as: T.self)
                 if let value = cell.value { return value }
-                return try await cell.buildAsync(context, using: inner.make)
+                // Inside the scope's close handshake, like the synchronous plan (see `perScope`); the
+                // building task is the owner of the build.
+                return try await cell.buildAsync(context) { context async throws(ProvisionError) in
+                    let owner = ExecutionIdentity.current
+                    return try await scope.buildAsync(key, owner: owner) { () async throws(ProvisionError) in
+                        try await inner.make(context)
+                    }
+                }
             }
         }
     }
@@ -61,7 +69,8 @@ extension Node {
         if scope.isScoped {
             let id = ObjectIdentifier(self)
             return Plan { [unowned injector] context throws(ProvisionError) in
-                let cell = try ServiceScope.cell(in: context, for: id, key: key, injector: injector, as: T.self)
+                let cell = try ServiceScope.scope(of: context, for: key)
+                    .cell(for: id, key: key, injector: injector, as: T.self)
                 if let value = cell.value { return value }
                 throw ProvisionError.requiresAsync(key, dependency: nil, path: [key])
             }

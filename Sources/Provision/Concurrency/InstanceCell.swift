@@ -18,9 +18,11 @@ final class InstanceCell<T> {
     /// runs while its injector is held (see `Node.injector`).
     unowned let injector: Injector
 
-    /// Where a built instance is recorded, in creation order, for disposal (and, for singletons, for
-    /// the lifecycle): the injector's record for singletons, the scope's for scoped instances.
-    let recorder: InstanceRecorder
+    /// Where a built instance is recorded, in creation order, for disposal and for the lifecycle: the
+    /// injector's record for singletons. `nil` for a scoped instance, which its ``ServiceScope`` records
+    /// while the build is still running (see `ServiceScope.build`), so that a scope closed meanwhile
+    /// refuses it before it is published.
+    let recorder: InstanceRecorder?
 
     /// Whether the cell holds a singleton (whose build leaves any scope behind) or a scoped instance.
     let isScoped: Bool
@@ -28,7 +30,7 @@ final class InstanceCell<T> {
     /// Whether the instance was given when the binding was declared (an instance binding).
     @usableFromInline private(set) var isPrebuilt = false
 
-    init(key: BindingKey, injector: Injector, recorder: InstanceRecorder, isScoped: Bool) {
+    init(key: BindingKey, injector: Injector, recorder: InstanceRecorder?, isScoped: Bool) {
         self.key = key
         self.injector = injector
         self.recorder = recorder
@@ -45,11 +47,11 @@ final class InstanceCell<T> {
         return box._withUnsafeGuaranteedRef { $0.value }
     }
 
-    /// Publishes a built instance and records it. Called once, by the thread holding the cell's gate,
-    /// which is the only writer.
+    /// Publishes a built instance and records it (when the cell has a recorder). Called once, by the
+    /// thread holding the cell's gate, which is the only writer.
     func publish(_ value: T) {
         box.store(AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value))), ordering: .releasing)
-        recorder.record(key, value)
+        recorder?.record(key, value)
     }
 
     /// Publishes an instance binding's value, before the cell is shared with any other thread. The value

@@ -32,8 +32,23 @@ extension ProvisionError {
         )
     }
 
-    /// What a closure binding's failure becomes: a Provision error from a request it made, with the
-    /// closure's key on its path, or `factoryFailed` wrapping anything else it threw.
+    /// A ``Lazy`` handle read while that same handle is resolving its value on the same thread: the
+    /// value's construction (its initializer or factory, or something they build) reads the handle.
+    static func lazyReentered(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .cycle,
+            key: key,
+            message: "\(key) depends on itself: a Lazy handle of \(key) was read while that handle was "
+                + "resolving its own value on the same thread",
+            hint: "read the Lazy after \(key) is built, not from its initializer or factory (or from "
+                + "anything they build)",
+            path: [key]
+        )
+    }
+
+    /// What a closure binding's or an initializer's failure becomes: a Provision error from a request
+    /// it made (through a resolver, or a handle such as ``Lazy``), with the binding's key on its path, or
+    /// `factoryFailed` wrapping anything else it threw.
     @usableFromInline
     static func thrown(by key: BindingKey, _ error: any Error) -> ProvisionError {
         if let error = error as? ProvisionError { return error.prepending(key) }

@@ -62,6 +62,21 @@ extension ProvisionError {
         )
     }
 
+    /// A scoped instance whose build ended after its scope had closed and disposed what it built: the
+    /// instance was disposed (`disposal` is what disposing it threw, if anything) and is not handed out.
+    static func scopeClosedDuringBuild(_ key: BindingKey, disposal: ProvisionError?) -> ProvisionError {
+        ProvisionError(
+            code: .outsideScope,
+            key: key,
+            message: "\(key) is scoped, and its scope was closed while it was being built; "
+                + (disposal == nil ? "the instance was disposed" : "disposing the instance failed (see the cause)"),
+            hint: "close a scope once the work that uses it is done (withScope { ... } does that), "
+                + "or raise Configuration.lifecycleHookTimeout if close() gave up waiting for a slow factory",
+            cause: disposal,
+            path: [key]
+        )
+    }
+
     /// An async-disposable instance met by a synchronous `close()`, which can't await its disposal.
     static func asyncDisposalInSynchronousClose(_ key: BindingKey) -> ProvisionError {
         ProvisionError(

@@ -14,27 +14,38 @@ import Dispatch
 /// }
 /// ```
 ///
-/// Each injected `Lazy` builds its value at most once, even when several threads read it at the same
-/// time: the first reader resolves it (with no lock held) and the others wait for that result. If the
-/// resolution fails, every waiting reader gets the error and the next read tries again. Like
-/// ``Provider``, a lazy handle refers to its injector weakly and resolves in the injector that created it.
+/// Each injected `Lazy` resolves its value at most once, even when several threads read it at the same
+/// time: the first reader resolves it (with no lock held) and the others wait for that read and get its
+/// outcome. If the read fails, the readers that waited for it get its error, and the next read tries
+/// again. Like ``Provider``, a lazy handle refers to its injector weakly and resolves in the injector
+/// that created it.
+///
+/// Reading a handle while that same handle is resolving its value on the same thread — from the
+/// initializer or factory of `T`, or from anything they build — is a ``ProvisionError/Code/cycle``
+/// error, never a deadlock.
 public final class Lazy<T: Sendable>: Sendable {
     private enum State: Sendable {
         case unresolved
-        case resolving(DispatchSemaphore, waiters: Int)
+        /// A read of a target that is not a singleton is in flight on thread `owner`. `gate` is what the
+        /// `waiting` threads wait on, made by the first of them: a read nobody waits for allocates
+        /// nothing.
+        case reading(owner: UInt, gate: LazyGate<T>?, waiting: Int)
         case resolved(T)
     }
 
-    private enum Action {
+    /// What a reader does next, decided under the lock.
+    private enum Step {
         case done(T)
-        case wait(DispatchSemaphore)
-        case resolve
+        case wait(LazyGate<T>)
+        case read
+        /// The reading thread is already resolving this handle's value, further up its own stack.
+        case reentered
     }
 
     private let provider: Provider<T>
+    /// Protects the state; held for bookkeeping only, never while the value is resolved or a reader
+    /// waits, and no other lock is taken under it.
     private let state = Locked<State>(.unresolved)
-    /// The last failure, handed to the threads that waited for it.
-    private let failure = Locked<ProvisionError?>(nil)
 
     init(provider: Provider<T>) {
         self.provider = provider
@@ -42,52 +53,128 @@ public final class Lazy<T: Sendable>: Sendable {
 
     /// The value, resolved on first access.
     ///
-    /// - Throws: ``ProvisionError``: what resolving the value throws (the next read tries again), or
+    /// - Throws: ``ProvisionError``: what resolving the value throws (the next read tries again);
+    ///   ``ProvisionError/Code/cycle`` when the handle is read while it is resolving its own value on
+    ///   the same thread; ``ProvisionError/Code/timedOut`` when another thread's read of the handle took
+    ///   longer than ``Injector/Configuration/singletonWaitTimeout``; or
     ///   ``ProvisionError/Code/injectorReleased`` when the injector is gone.
     public var value: T {
         get throws(ProvisionError) {
-            while true {
-                let action = state.withLock { state -> Action in
-                    switch state {
-                    case .resolved(let value):
-                        return .done(value)
-                    case .resolving(let semaphore, let waiters):
-                        state = .resolving(semaphore, waiters: waiters + 1)
-                        return .wait(semaphore)
-                    case .unresolved:
-                        state = .resolving(DispatchSemaphore(value: 0), waiters: 0)
-                        return .resolve
-                    }
-                }
-                switch action {
-                case .done(let value):
-                    return value
-                case .wait(let semaphore):
-                    semaphore.wait()
-                    if let error = failure.withLock({ $0 }) { throw error }
-                case .resolve:
-                    let result: Result<T, ProvisionError>
-                    do throws(ProvisionError) {
-                        result = .success(try provider.get())
-                    } catch {
-                        result = .failure(error)
-                    }
-                    if case .failure(let error) = result {
-                        failure.withLock { $0 = error }
-                    }
-                    let (semaphore, waiters) = state.withLock { state -> (DispatchSemaphore?, Int) in
-                        guard case .resolving(let semaphore, let waiters) = state else { return (nil, 0) }
-                        switch result {
-                        case .success(let value): state = .resolved(value)
-                        case .failure: state = .unresolved
-                        }
-                        return (semaphore, waiters)
-                    }
-                    for _ in 0..<waiters { semaphore?.signal() }
-                    return try result.get()
+            if case .resolved(let value) = state.withLock({ $0 }) { return value }
+            return try read(in: provider.injector.injector(for: provider.key))
+        }
+    }
+
+    /// How many threads wait for the read in flight (0 when none is), for tests.
+    var waitingReaders: Int {
+        state.withLock { state in
+            guard case .reading(_, _, let waiting) = state else { return 0 }
+            return waiting
+        }
+    }
+
+    /// The slow path of ``value``. The injector is an argument so that it stays alive while the nodes
+    /// (which refer to it unowned) resolve.
+    private func read(in injector: Injector) throws(ProvisionError) -> T {
+        let key = provider.key
+        let node = try injector.node(unbound: key, as: T.self)
+        guard node.cell == nil else {
+            // A singleton (or instance) binding needs no gate of its own: the singleton's gate builds it
+            // once, catches a read that re-enters its build, and puts waits in the waits-for graph.
+            let value = try node.resolve(.root)
+            state.withLock { state in
+                if case .unresolved = state { state = .resolved(value) }
+            }
+            return value
+        }
+        let thread = ExecutionIdentity.current
+        while true {
+            let step = state.withLock { state -> Step in
+                switch state {
+                case .resolved(let value):
+                    return .done(value)
+                case .reading(let owner, let gate, let waiting):
+                    // A thread finding its own read in flight re-entered it: waiting would be forever.
+                    if owner == thread { return .reentered }
+                    let gate = gate ?? LazyGate<T>(owner: owner)
+                    state = .reading(owner: owner, gate: gate, waiting: waiting + 1)
+                    return .wait(gate)
+                case .unresolved:
+                    state = .reading(owner: thread, gate: nil, waiting: 0)
+                    return .read
                 }
             }
+            switch step {
+            case .done(let value):
+                return value
+            case .reentered:
+                throw ProvisionError.lazyReentered(key)
+            case .wait(let gate):
+                if let outcome = try gate.wait(for: key, timeout: injector.configuration.singletonWaitTimeout) {
+                    return try outcome.get()
+                }
+            case .read:
+                let result: Result<T, ProvisionError>
+                do throws(ProvisionError) {
+                    result = .success(try node.resolve(.root))
+                } catch {
+                    result = .failure(error)
+                }
+                // Only this reader leaves the `reading` state, so it is still there.
+                let (gate, waiting) = state.withLock { state -> (LazyGate<T>?, Int) in
+                    guard case .reading(_, let gate, let waiting) = state else { return (nil, 0) }
+                    switch result {
+                    case .success(let value): state = .resolved(value)
+                    case .failure: state = .unresolved
+                    }
+                    return (gate, waiting)
+                }
+                gate?.finish(result, waking: waiting)
+                return try result.get()
+            }
         }
+    }
+}
+
+/// What the other readers of a ``Lazy`` handle wait on while one thread reads its value: made by the first
+/// of them, for that one read.
+///
+/// Each read has its own gate and outcome, so a reader always gets the outcome of the read it waited
+/// for — never an earlier read's error. A wait is bounded by
+/// ``Injector/Configuration/singletonWaitTimeout``; it is not in the waits-for graph of singleton gates
+/// (see `WaitGraph`), which could take it in with the gate's ``owner`` as the thread it waits for.
+final class LazyGate<T: Sendable>: Sendable {
+    /// The thread reading the value.
+    let owner: UInt
+    /// Signalled once per waiting reader when the read ends.
+    private let semaphore = DispatchSemaphore(value: 0)
+    /// Written once by the reader before it signals, read by each waiter after it wakes. The mutex orders
+    /// the write before the reads for every thread (and for ThreadSanitizer).
+    private let outcome = Locked<Result<T, ProvisionError>?>(nil)
+
+    init(owner: UInt) {
+        self.owner = owner
+    }
+
+    /// Records the read's outcome, then wakes the `waiters` readers registered on the gate.
+    func finish(_ result: Result<T, ProvisionError>, waking waiters: Int) {
+        outcome.withLock { $0 = result }
+        for _ in 0..<waiters { semaphore.signal() }
+    }
+
+    /// Waits until the read ends (at most `timeout`).
+    ///
+    /// - Returns: The read's outcome, or `nil` when it has none (read again).
+    /// - Throws: `timedOut` when the time was up first (the reader's later signal is then left unused).
+    func wait(for key: BindingKey, timeout: Duration?) throws(ProvisionError) -> Result<T, ProvisionError>? {
+        if let timeout {
+            if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
+                throw ProvisionError.timedOut(key, after: timeout)
+            }
+        } else {
+            semaphore.wait()
+        }
+        return outcome.withLock { $0 }
     }
 }
 

@@ -26,7 +26,8 @@ extension Injector {
         /// A last resort: cycles of waits between threads are detected and reported without any
         /// timeout. Set it to bound how long a request can hang behind a slow or stuck factory. It
         /// bounds async requests too: a task suspended on another request's build of a singleton or
-        /// scoped instance resumes with ``ProvisionError/Code/timedOut`` when the time is up.
+        /// scoped instance resumes with ``ProvisionError/Code/timedOut`` when the time is up. It also
+        /// bounds a ``Lazy`` read waiting for another thread's read of the same handle.
         public var singletonWaitTimeout: Duration?
 
         /// Whether creating the injector validates its whole graph first (see
@@ -47,7 +48,9 @@ extension Injector {
         public var observer: (any ResolutionObserver)?
 
         /// The longest a lifecycle hook may run: each start or stop hook (``Injector/start()``,
-        /// ``Injector/shutdown()``) and each async disposal; 30 seconds by default.
+        /// ``Injector/shutdown()``) and each async disposal; 30 seconds by default. It also bounds how
+        /// long shutting down waits for the builds in flight, and how long closing a ``ServiceScope``
+        /// waits for the scoped instances still being built.
         ///
         /// A hook that takes longer is reported as ``ProvisionError/Code/timedOut`` (its task is cancelled
         /// and left to finish on its own), so one stuck service can't hang a daemon's shutdown.

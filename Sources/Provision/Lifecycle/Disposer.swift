@@ -37,7 +37,8 @@ enum Disposer {
         return failures
     }
 
-    private static func disposeSynchronously(_ disposable: any Disposable, key: BindingKey) -> ProvisionError? {
+    /// Disposes one ``Disposable`` instance; returns what its `dispose()` threw.
+    static func disposeSynchronously(_ disposable: any Disposable, key: BindingKey) -> ProvisionError? {
         do {
             try disposable.dispose()
             return nil

@@ -1,13 +1,29 @@
 /// The instances an owner (an injector's singletons, or one scope's scoped instances) built, in the
 /// order they were built: for disposal in reverse creation order, and for the injector's lifecycle.
 ///
-/// Its lock protects only the list. It is taken after an instance is published (by the builder,
-/// holding no other lock) and when the owner drains the list; no user code runs under it.
+/// Its lock protects only the list and the drained flag. It is taken when a builder records an instance
+/// (holding no other lock) and when the owner drains the list; no user code runs under it. Recording
+/// and draining are atomic with respect to each other: an instance recorded before the drain is handed
+/// to the drain (and disposed by the owner), and a recording attempted after it is refused, so the
+/// builder knows it must dispose the instance itself. Either way it is disposed exactly once.
 final class InstanceRecorder: Sendable {
     /// How to dispose one recorded instance.
     enum Disposal: Sendable {
         case sync(any Disposable)
         case async(any AsyncDisposable)
+
+        /// How to dispose `value`, or `nil` when it is neither ``Disposable`` nor ``AsyncDisposable``.
+        /// Values reaching here are `Sendable` (singleton and scoped bindings require it), which the
+        /// casts rely on.
+        init?<T>(of value: T) {
+            if let disposable = value as? any Disposable {
+                self = .sync(disposable)
+            } else if let disposable = value as? any AsyncDisposable {
+                self = .async(disposable)
+            } else {
+                return nil
+            }
+        }
     }
 
     struct Entry: Sendable {
@@ -29,19 +45,19 @@ final class InstanceRecorder: Sendable {
         self.recordsAll = recordsAll
     }
 
-    /// Records a built instance. Values of `T` reaching here are `Sendable` (singleton and scoped
-    /// bindings require it), which the casts below rely on.
-    func record<T>(_ key: BindingKey, _ value: T) {
-        let disposal: Disposal? =
-            if let disposable = value as? any Disposable {
-                .sync(disposable)
-            } else if let disposable = value as? any AsyncDisposable {
-                .async(disposable)
-            } else {
-                nil
-            }
-        guard disposal != nil || recordsAll else { return }
-        state.withLock { $0.entries.append(Entry(key: key, disposal: disposal)) }
+    /// Records a built instance, unless the recorder was drained already.
+    ///
+    /// - Returns: `false` when the recorder was drained: the owner has disposed what it built and will
+    ///   never dispose `value`, so the caller must (and must not hand `value` out as the owner's).
+    @discardableResult
+    func record<T>(_ key: BindingKey, _ value: T) -> Bool {
+        let disposal = Disposal(of: value)
+        let keep = disposal != nil || recordsAll
+        return state.withLock { state in
+            guard !state.drained else { return false }
+            if keep { state.entries.append(Entry(key: key, disposal: disposal)) }
+            return true
+        }
     }
 
     /// The keys recorded so far, in creation order.
@@ -50,7 +66,7 @@ final class InstanceRecorder: Sendable {
     }
 
     /// Takes the instances to dispose, newest first; the first call gets them all and every later call
-    /// none, so each instance is disposed exactly once.
+    /// none, so each instance is disposed exactly once. Every later ``record(_:_:)`` is refused.
     func drain() -> [(key: BindingKey, disposal: Disposal)] {
         let entries = state.withLock { state -> [Entry] in
             guard !state.drained else { return [] }

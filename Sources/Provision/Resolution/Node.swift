@@ -197,7 +197,7 @@ final class Node<T>: AnyNode {
         do {
             value = try directFactory?()
         } catch {
-            throw ProvisionError.factoryFailed(key, cause: error)
+            throw ProvisionError.thrown(by: key, error)
         }
         if T.self is AnyObject.Type, let value,
             UInt(bitPattern: ObjectIdentifier(type(of: value))) != directClass.load(ordering: .relaxed)

@@ -12,7 +12,7 @@ extension Recipe {
         do {
             return try body()
         } catch {
-            throw ProvisionError.factoryFailed(key, cause: error)
+            throw ProvisionError.thrown(by: key, error)
         }
     }
 
@@ -58,7 +58,7 @@ extension Recipe {
                         do {
                             value = try step.f(consume va)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                         return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
@@ -90,7 +90,7 @@ extension Recipe {
                         do {
                             value = try step.f(consume va, consume vb)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                         return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
@@ -126,7 +126,7 @@ extension Recipe {
                         do {
                             value = try step.f(consume va, consume vb, consume vc)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                         return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
@@ -164,7 +164,7 @@ extension Recipe {
                         do {
                             value = try step.f(consume va, consume vb, consume vc, consume vd)
                         } catch {
-                            throw ProvisionError.factoryFailed(step.key, cause: error)
+                            throw ProvisionError.thrown(by: step.key, error)
                         }
                         return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A unit of work with its own instances of the ``Scope/scoped`` bindings: a request, a job, a session.
 ///
 /// Create one per unit of work with ``Injector/makeScope()``, or let ``Injector/withScope(isolation:_:)``
@@ -18,8 +20,9 @@
 ///
 /// Closing the scope disposes the ``Disposable`` and ``AsyncDisposable`` instances it built, in reverse
 /// creation order, exactly once; requests for scoped bindings through a closed scope throw
-/// ``ProvisionError/Code/outsideScope``. A scope is cheap: one object with a lock and a table, no
-/// thread, no task.
+/// ``ProvisionError/Code/outsideScope``. A scoped instance still being built when the scope closes is
+/// waited for and disposed with the others (see ``close()-5abpd``). A scope is cheap: one object with a
+/// lock and a table, no thread, no task.
 public final class ServiceScope: Sendable {
     /// The injector the scope resolves through.
     public let injector: Injector
@@ -28,11 +31,13 @@ public final class ServiceScope: Sendable {
         /// The cell of each scoped binding built (or being built) in this scope, by node: always an
         /// `InstanceCell<T>` for the `T` of the node it is stored under (see `cell(for:)`).
         var cells: [ObjectIdentifier: any AnyObject & Sendable] = [:]
-        var isClosed = false
+        /// Whether the scope is closed, the builds running, and the closers waiting for them.
+        var builds = ScopeBuilds()
     }
 
-    /// Protects the cell table and the closed flag; held for a table lookup or insert only, never while
-    /// an instance is built or disposed.
+    /// Protects the cell table and the close handshake; held for a table lookup or insert and for the
+    /// handshake's bookkeeping only, never while an instance is built or disposed, and never while
+    /// anything waits. No other lock is taken under it.
     private let state = Locked(State())
 
     /// The scoped instances built here, for disposal.
@@ -78,11 +83,35 @@ public final class ServiceScope: Sendable {
     /// ones (each bounded by ``Injector/Configuration/lifecycleHookTimeout``). Closing twice does
     /// nothing the second time.
     ///
+    /// From the moment `close()` begins, requests for scoped bindings through the scope throw
+    /// ``ProvisionError/Code/outsideScope``. Scoped instances that other tasks or threads are still
+    /// building are waited for (suspending, for at most ``Injector/Configuration/lifecycleHookTimeout``)
+    /// and disposed with the others, while their requests still receive them. A build that ends after
+    /// the scope stopped waiting disposes its own instance, and its request throws
+    /// ``ProvisionError/Code/outsideScope``: every instance the scope built is disposed exactly once.
+    ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every disposal that threw or timed out; every
     ///   other instance was still disposed.
     public func close() async throws(ProvisionError) {
-        state.withLock { $0.isClosed = true }
-        let failures = await Disposer.dispose(recorder.drain(), timeout: injector.configuration.lifecycleHookTimeout)
+        let timeout = injector.configuration.lifecycleHookTimeout
+        // The builds of the closing task itself (a factory that awaits the close of its own scope) can't
+        // end before the close does: they are not waited for, and dispose their own instances.
+        let me = ExecutionIdentity.current
+        if state.withLock({ $0.builds.close(exempting: me) }) {
+            let waiter = SuspendedWaiter()
+            await waiter.wait(timeout: timeout) { waiter in
+                let closer = ScopeBuilds.Closer(id: ObjectIdentifier(waiter), exempt: me) {
+                    waiter.resume(.woken)
+                }
+                return state.withLock { $0.builds.wait(closer) }
+            }
+            // Timed out, or the closing task was cancelled: stop waiting; the builds still running
+            // dispose their own instances when their recording is refused.
+            if waiter.outcome != .woken {
+                state.withLock { $0.builds.stopWaiting(ObjectIdentifier(waiter)) }
+            }
+        }
+        let failures = await Disposer.dispose(recorder.drain(), timeout: timeout)
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
@@ -90,28 +119,43 @@ public final class ServiceScope: Sendable {
 
     /// Closes the scope without awaiting: disposes the ``Disposable`` instances it built, newest first.
     ///
+    /// Like `await close()`, it waits for the scoped instances other threads are still building (blocking
+    /// the calling thread, for at most ``Injector/Configuration/lifecycleHookTimeout``) and disposes them
+    /// too; it doesn't wait for builds running on its own thread (a factory closing its own scope), whose
+    /// instances are disposed by their builds instead.
+    ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every disposal that threw, and every
     ///   ``AsyncDisposable`` instance, which only `await scope.close()` can dispose (they are left
     ///   undisposed).
     public func close() throws(ProvisionError) {
-        state.withLock { $0.isClosed = true }
+        let thread = ExecutionIdentity.current
+        if state.withLock({ $0.builds.close(exempting: thread) }) {
+            let semaphore = DispatchSemaphore(value: 0)
+            let closer = ScopeBuilds.Closer(id: ObjectIdentifier(semaphore), exempt: thread) { semaphore.signal() }
+            let timeout = injector.configuration.lifecycleHookTimeout
+            if state.withLock({ $0.builds.wait(closer) }),
+                semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut
+            {
+                // A wake-up that raced with the timeout signals a semaphore no one waits on: harmless.
+                state.withLock { $0.builds.stopWaiting(closer.id) }
+            }
+        }
         let failures = Disposer.disposeSynchronously(recorder.drain())
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
     }
 
-    /// The cell of the scoped binding `id` (a node of type `T`) in the scope of `context`.
+    /// Whether the scope was closed (or is closing).
+    var isClosed: Bool {
+        state.withLock { $0.builds.isClosed }
+    }
+
+    /// The scope of a request for the scoped binding `key`.
     ///
     /// - Throws: `captiveDependency` when the request has no scope because a singleton is being built
-    ///   above it, `outsideScope` when it was made outside any scope or through a closed one.
-    static func cell<T>(
-        in context: ResolutionContext,
-        for id: ObjectIdentifier,
-        key: BindingKey,
-        injector: Injector,
-        as type: T.Type
-    ) throws(ProvisionError) -> InstanceCell<T> {
+    ///   above it, `outsideScope` when it was made outside any scope.
+    static func scope(of context: ResolutionContext, for key: BindingKey) throws(ProvisionError) -> ServiceScope {
         guard let scope = context.scope else {
             if let singleton = context.enclosingSingleton {
                 throw ProvisionError.captiveDependency(
@@ -124,25 +168,112 @@ public final class ServiceScope: Sendable {
             }
             throw ProvisionError.outsideScope(key, closed: false)
         }
-        return try scope.cell(for: id, key: key, injector: injector, as: type)
+        return scope
     }
 
-    private func cell<T>(
+    /// The cell of the scoped binding `id` (a node of type `T`) in this scope.
+    ///
+    /// - Throws: `outsideScope` when the scope is closed.
+    func cell<T>(
         for id: ObjectIdentifier,
         key: BindingKey,
         injector: Injector,
         as type: T.Type
     ) throws(ProvisionError) -> InstanceCell<T> {
         let found = state.withLock { state -> AnyObject? in
-            guard !state.isClosed else { return nil }
+            guard !state.builds.isClosed else { return nil }
             if let existing = state.cells[id] { return existing }
-            let cell = InstanceCell<T>(key: key, injector: injector, recorder: recorder, isScoped: true)
+            // No recorder: `build` records the instance, before the cell publishes it.
+            let cell = InstanceCell<T>(key: key, injector: injector, recorder: nil, isScoped: true)
             state.cells[id] = cell
             return cell
         }
         guard let found else { throw ProvisionError.outsideScope(key, closed: true) }
         // Every cell stored under a node's identity was made above for that node's `T`.
         return unsafeDowncast(found, to: InstanceCell<T>.self)
+    }
+
+    /// Runs the build of this scope's instance of `key` (`make`, its factory, called by the holder of
+    /// the instance's gate) as part of the close handshake, and records the instance for disposal.
+    ///
+    /// The build begins before `make` runs (refused with `outsideScope` when the scope is closed, so no
+    /// factory runs for a closed scope) and ends after the instance was recorded, so a `close()` that
+    /// began meanwhile waits for it and disposes it. If that close stopped waiting and drained the
+    /// scope's instances before the build ended, recording is refused: the build disposes the instance
+    /// itself and throws `outsideScope`, so that the cell publishes nothing and neither the request nor
+    /// the requests waiting on the gate receive a disposed instance.
+    ///
+    /// - Parameter owner: The building thread.
+    func build<T>(
+        _ key: BindingKey,
+        owner: UInt,
+        using make: () throws(ProvisionError) -> T
+    ) throws(ProvisionError) -> T {
+        guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
+            throw ProvisionError.outsideScope(key, closed: true)
+        }
+        let value: T
+        do throws(ProvisionError) {
+            value = try make()
+        } catch {
+            endBuild(owner: owner)
+            throw error
+        }
+        let recorded = recorder.record(key, value)
+        endBuild(owner: owner)
+        guard recorded else {
+            var failure: ProvisionError?
+            switch InstanceRecorder.Disposal(of: value) {
+            case .sync(let disposable):
+                failure = Disposer.disposeSynchronously(disposable, key: key)
+            case .async(let disposable):
+                // A synchronous build can't await the disposal: it runs in a task of its own, bounded
+                // like every async disposal.
+                let timeout = injector.configuration.lifecycleHookTimeout
+                Task { _ = await Disposer.dispose([(key, .async(disposable))], timeout: timeout) }
+            case nil:
+                break
+            }
+            throw ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
+        }
+        return value
+    }
+
+    /// ``build(_:owner:using:)`` for an async build; a refused instance's disposal is awaited.
+    ///
+    /// - Parameter owner: The identity of the async resolution.
+    func buildAsync<T>(
+        _ key: BindingKey,
+        owner: UInt,
+        using make: () async throws(ProvisionError) -> T
+    ) async throws(ProvisionError) -> T {
+        guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
+            throw ProvisionError.outsideScope(key, closed: true)
+        }
+        let value: T
+        do throws(ProvisionError) {
+            value = try await make()
+        } catch {
+            endBuild(owner: owner)
+            throw error
+        }
+        let recorded = recorder.record(key, value)
+        endBuild(owner: owner)
+        guard recorded else {
+            var failure: ProvisionError?
+            if let disposal = InstanceRecorder.Disposal(of: value) {
+                let timeout = injector.configuration.lifecycleHookTimeout
+                failure = await Disposer.dispose([(key, disposal)], timeout: timeout).first
+            }
+            throw ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
+        }
+        return value
+    }
+
+    /// Ends a build, waking the closers that waited for it (with no lock held).
+    private func endBuild(owner: UInt) {
+        let woken = state.withLock { $0.builds.endBuild(owner: owner) }
+        for wake in woken { wake() }
     }
 }
 

@@ -40,6 +40,11 @@ struct ShutdownWakeupTests {
 
     @Test("shutdownLostWakeup: 10,000 shutdowns raced by child injectors' requests never wait out the timeout")
     func shutdownLostWakeup() async throws {
+        // The rounds block on barriers: they run off Swift's cooperative pool.
+        try await offPool { try self.shutdownLostWakeupRounds() }
+    }
+
+    private func shutdownLostWakeupRounds() throws {
         // 100,000 with PROVISION_STRESS_SCALE=10.
         let rounds = stressRounds(10_000)
         // Two threads live across rounds; each round they request a `Job` from their child injector until
@@ -97,7 +102,12 @@ struct ShutdownWakeupTests {
             for child in children { _ = try? child.syncGet(Job.self) }
             current.withLock { $0 = (parent, children) }
             start.arriveAndWait()
-            try await parent.shutdown()
+            let shutDown = DispatchSemaphore(value: 0)
+            Task {
+                try? await parent.shutdown()
+                shutDown.signal()
+            }
+            shutDown.wait()
             timeouts += parent.lifecycle.drainTimeouts.load(ordering: .relaxed)
             done.arriveAndWait()
             // One lost wake-up is a failure: no need to wait out more timeouts.

@@ -45,7 +45,7 @@ class Animal: @unchecked Sendable {
     init() {}
 }
 
-final class Dog: Animal, PropertyInjectable {
+final class Dog: Animal, PropertyInjectable, @unchecked Sendable {
     // Written once, by the injection, before the dog is handed to anyone.
     var owner: PetOwner?
     private let hooks = Atomic(0)

@@ -29,3 +29,20 @@ func waitUntil(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// Runs `body` on a thread of its own and suspends until it returns: for a test whose body blocks for a
+/// long time (barriers, semaphores, joining threads), so that it doesn't hold one of the few threads of
+/// Swift's cooperative pool that every other test running in parallel needs.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            do {
+                continuation.resume(returning: try body())
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        thread.stackSize = 1 << 21
+        thread.start()
+    }
+}
