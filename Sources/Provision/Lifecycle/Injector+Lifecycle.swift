@@ -120,15 +120,28 @@ extension Injector {
     /// When shutdown has begun meanwhile (a build refused with `shutDown`, a hook failing while the
     /// injector stops), the services that started are left to shutdown, which stops them after the hooks
     /// in flight, and `start()` throws `shutDown`.
+    ///
+    /// Stopping them counts as start work in flight, like a start hook: a ``shutdown()`` that begins
+    /// meanwhile waits until they are stopped before it disposes anything and returns. (Without it,
+    /// shutdown found no started service, disposed their instances and returned while their stop hooks
+    /// had still to run.)
     private func abandonStart(_ failures: [ProvisionError]) async throws(ProvisionError) -> Never {
         let started = lifecycle.state.withLock { state -> [LifecycleActions]? in
             guard state.phase == .starting else { return nil }
             state.phase = .failed
+            state.startsInFlight += 1
             defer { state.started = [] }
             return state.started
         }
         guard let started else { throw ProvisionError.shutDown(nil) }
         let stopFailures = await stop(started)
+        let drained = lifecycle.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.startsInFlight -= 1
+            guard state.startsInFlight == 0, let waiter = state.startDrainWaiter else { return nil }
+            state.startDrainWaiter = nil
+            return waiter
+        }
+        drained?.resume()
         throw ProvisionError.startFailed(failures + stopFailures)
     }
 
@@ -156,7 +169,8 @@ extension Injector {
     /// 2. Exactly the services whose start hook returned are stopped, in the reverse order of their
     ///    start, one at a time; a stop hook that throws or times out doesn't stop the others. A
     ///    ``start()`` still running starts no further service (it throws ``ProvisionError/Code/shutDown``);
-    ///    its start hooks already running are waited for, and their services stopped with the others.
+    ///    its start hooks already running are waited for, and their services stopped with the others. A
+    ///    ``start()`` that failed and is stopping the services it started is waited for too.
     /// 3. Every singleton the injector built that is ``Disposable`` or ``AsyncDisposable`` is disposed,
     ///    exactly once, in reverse creation order.
     ///
@@ -219,7 +233,8 @@ extension Injector {
     }
 
     /// Waits until the start hooks that `start()` claimed before shutdown began have returned (each is
-    /// bounded by the hook timeout), so that the services they started are stopped with the others.
+    /// bounded by the hook timeout), so that the services they started are stopped with the others, and
+    /// until a failed `start()` has stopped the services it started.
     private func waitForStartsInFlight() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let drained = lifecycle.state.withLock { state in

@@ -27,7 +27,7 @@ final class InjectorLifecycle: Sendable {
         /// Callers of `shutdown()` waiting for the one that is doing it.
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         /// Start hooks running now: claimed by `start()` while the phase was `starting`, not yet
-        /// recorded as started or failed.
+        /// recorded as started or failed; plus one while a failed `start()` stops what it started.
         var startsInFlight = 0
         /// Shutdown waiting for the start hooks in flight to end, so that it stops what they started.
         var startDrainWaiter: CheckedContinuation<Void, Never>?
