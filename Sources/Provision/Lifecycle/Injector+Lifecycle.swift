@@ -256,7 +256,7 @@ extension Injector {
             do {
                 try await Task.sleep(for: timeout)
                 lifecycle.drainTimeouts.add(1, ordering: .relaxed)
-                lifecycle.wakeDrainWaiters()
+                lifecycle.wakeDrainWaiters(givingUp: true)
             } catch {
                 // Cancelled: the builds ended first.
             }

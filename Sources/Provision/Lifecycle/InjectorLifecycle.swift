@@ -43,7 +43,8 @@ final class InjectorLifecycle: Sendable {
     /// than because the last build ended: a diagnostic (a lost wake-up shows here, see the tests).
     let drainTimeouts = Atomic<Int>(0)
     private let buildsInFlight = Atomic<Int>(0)
-    /// Shutdown waiting for the builds in flight to end. A leaf lock: held to add or take waiters only.
+    /// Shutdown waiting for the builds in flight to end. A leaf lock: held to add or take waiters (and to
+    /// read the build count before taking them) only.
     private let drainWaiters = Locked<[CheckedContinuation<Void, Never>]>([])
 
     /// Whether the injector stopped building (shutdown began).
@@ -76,7 +77,8 @@ final class InjectorLifecycle: Sendable {
         }
     }
 
-    /// Suspends until no build is in flight (call after ``close()``), or until ``wakeDrainWaiters()``.
+    /// Suspends until no build is in flight (call after ``close()``), or until the wait is given up
+    /// (``wakeDrainWaiters(givingUp:)``).
     ///
     /// The waiter registers before it checks the count, and the last builder checks for waiters after it
     /// decrements the count, so one of the two always wakes it.
@@ -87,13 +89,26 @@ final class InjectorLifecycle: Sendable {
         }
     }
 
-    /// Resumes every caller of ``waitForBuildsToDrain()``, each exactly once.
-    func wakeDrainWaiters() {
-        let waiters = drainWaiters.withLock { waiters in
+    /// Resumes every caller of ``waitForBuildsToDrain()``, each exactly once, if no build is in flight
+    /// now, or when `givingUp` (the wait timed out).
+    ///
+    /// The count is read again, under the waiters' lock: a builder decides to wake after it took the
+    /// count to zero, and by the time it wakes, a build that had begun before ``close()`` may hold the
+    /// count again (it added to it between that builder's decrement and its check of the closed flag).
+    /// Waking then let shutdown go on while that build ran, and its instance was never disposed. Not
+    /// waking loses nothing: that build's own end takes the count to zero and wakes.
+    func wakeDrainWaiters(givingUp: Bool = false) {
+        let waiters = drainWaiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            guard givingUp || !hasBuildsInFlight else { return [] }
             defer { waiters = [] }
             return waiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// How many callers of ``waitForBuildsToDrain()`` are waiting (for tests).
+    var drainWaiterCount: Int {
+        drainWaiters.withLock { $0.count }
     }
 
     /// Stops all new builds.
