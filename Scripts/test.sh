@@ -2,13 +2,13 @@
 # Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
 # the documentation (DocC, no warnings), the protocol models (spin; Scripts/model-check.sh),
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
-# under ThreadSanitizer), the example daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on
-# the first failure.
+# random graphs under schedule perturbation for half as long, then under ThreadSanitizer), the example
+# daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on the first failure.
 #
 # Usage: Scripts/test.sh                    # everything
 #        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
 #        SKIP_ASAN=1 Scripts/test.sh          # skip the AddressSanitizer pass (local iterations only)
-#        STRESS_SECONDS=10 Scripts/test.sh    # a shorter stress run (CI uses the default, 60 s)
+#        STRESS_SECONDS=10 Scripts/test.sh    # shorter stress runs (CI uses the default: 60 s, perturbed 30 s)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -116,6 +116,9 @@ fi
 
 log "Stress run (release, ${STRESS_SECONDS:-60} s)"
 Scripts/stress.sh --seconds "${STRESS_SECONDS:-60}" || fatal "stress run"
+
+log "Stress run of random graphs under schedule perturbation ($(( ${STRESS_SECONDS:-60} / 2 )) s)"
+Scripts/stress.sh --perturb --seconds "$(( ${STRESS_SECONDS:-60} / 2 ))" || fatal "perturbed stress run"
 
 if [ "${SKIP_TSAN:-0}" != "1" ]; then
     log "Stress run under ThreadSanitizer (10 s)"

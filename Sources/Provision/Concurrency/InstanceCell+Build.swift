@@ -87,9 +87,17 @@ extension InstanceCell {
 
     /// The outcome of a build this caller waited for: the instance, the builder's error, or `nil` to
     /// decide again (the gate ended without an outcome this caller can use).
-    private func value(after gate: SingletonGate) throws(ProvisionError) -> T? {
+    ///
+    /// Two failures are the builder's own, not the binding's, and a waiter doesn't inherit them: the
+    /// builder's task was cancelled while it waited for a dependency (`cancelled`), or the builder was a
+    /// synchronous request, which can neither await an async factory nor wait for an async build
+    /// (`requiresAsync`, not inherited by an async waiter, which can). The waiter decides again, and
+    /// builds the instance itself if nobody else does.
+    private func value(after gate: SingletonGate, waitsAsynchronously: Bool) throws(ProvisionError) -> T? {
         switch gate.outcome {
         case .built: value
+        case .failed(let error) where error.code == .cancelled: nil
+        case .failed(let error) where error.code == .requiresAsync && waitsAsynchronously && !gate.isAsync: nil
         case .failed(let error): throw error
         case .pending: nil
         }
@@ -129,7 +137,7 @@ extension InstanceCell {
 
             case .wait(let gate):
                 try wait(on: gate, as: me, context: context)
-                if let value = try value(after: gate) { return value }
+                if let value = try value(after: gate, waitsAsynchronously: false) { return value }
 
             case .build(let gate):
                 let result: Result<T, ProvisionError>
@@ -178,7 +186,7 @@ extension InstanceCell {
 
             case .wait(let gate):
                 try await suspend(on: gate, as: me, in: stripe, context: context)
-                if let value = try value(after: gate) { return value }
+                if let value = try value(after: gate, waitsAsynchronously: true) { return value }
 
             case .build(let gate):
                 let inner = factoryContext(context, gate: gate)

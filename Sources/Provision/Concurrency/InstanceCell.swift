@@ -47,11 +47,15 @@ final class InstanceCell<T> {
         return box._withUnsafeGuaranteedRef { $0.value }
     }
 
-    /// Publishes a built instance and records it (when the cell has a recorder). Called once, by the
+    /// Records a built instance (when the cell has a recorder), then publishes it. Called once, by the
     /// thread holding the cell's gate, which is the only writer.
+    ///
+    /// Recorded first: once published, other threads can build (and record) instances that depend on
+    /// it, and disposal runs in reverse recording order, so a dependency must be recorded before
+    /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
     func publish(_ value: T) {
+        _ = recorder?.record(key, value)
         box.store(AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value))), ordering: .releasing)
-        recorder?.record(key, value)
     }
 
     /// Publishes an instance binding's value, before the cell is shared with any other thread. The value

@@ -116,6 +116,11 @@ extension Injector {
     /// When shutdown has begun meanwhile (a build refused with `shutDown`, a hook failing while the
     /// injector stops), the services that started are left to shutdown, which stops them after the hooks
     /// in flight, and `start()` throws `shutDown`.
+    ///
+    /// Stopping them counts as start work in flight, like a start hook: a ``shutdown()`` that begins
+    /// meanwhile waits until they are stopped before it disposes anything and returns. (Without it,
+    /// shutdown found no started service, disposed their instances and returned while their stop hooks
+    /// had still to run.)
     private func abandonStart(_ failures: [ProvisionError]) async throws(ProvisionError) -> Never {
         let started = lifecycle.state.withLock { state -> [LifecycleActions]? in
             guard state.phase == .starting else { return nil }
@@ -156,7 +161,8 @@ extension Injector {
     /// 2. Exactly the services whose start hook returned are stopped, in the reverse order of their
     ///    start, one at a time; a stop hook that throws or times out doesn't stop the others. A
     ///    ``start()`` still running starts no further service (it throws ``ProvisionError/Code/shutDown``);
-    ///    its start hooks already running are waited for, and their services stopped with the others.
+    ///    its start hooks already running are waited for, and their services stopped with the others. A
+    ///    ``start()`` that failed and is stopping the services it started is waited for too.
     /// 3. Every singleton the injector built that is ``Disposable`` or ``AsyncDisposable`` is disposed,
     ///    exactly once, in reverse creation order.
     ///
@@ -219,7 +225,8 @@ extension Injector {
     }
 
     /// Waits until the start hooks that `start()` claimed before shutdown began have returned (each is
-    /// bounded by the hook timeout), so that the services they started are stopped with the others.
+    /// bounded by the hook timeout), so that the services they started are stopped with the others, and
+    /// until a failed `start()` has stopped the services it started.
     private func waitForStartsInFlight() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let drained = lifecycle.state.withLock { state in
@@ -248,7 +255,7 @@ extension Injector {
                 try await Task.sleep(for: timeout)
                 timedOut.store(true, ordering: .sequentiallyConsistent)
                 lifecycle.drainTimeouts.add(1, ordering: .relaxed)
-                lifecycle.wakeDrainWaiters()
+                lifecycle.wakeDrainWaiters(givingUp: true)
             } catch {
                 // Cancelled: the builds ended first.
             }

@@ -27,7 +27,7 @@ final class InjectorLifecycle: Sendable {
         /// Callers of `shutdown()` waiting for the one that is doing it.
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         /// Start hooks running now: claimed by `start()` while the phase was `starting`, not yet
-        /// recorded as started or failed.
+        /// recorded as started or failed; plus one while a failed `start()` stops what it started.
         var startsInFlight = 0
         /// Shutdown waiting for the start hooks in flight to end, so that it stops what they started.
         var startDrainWaiter: CheckedContinuation<Void, Never>?
@@ -43,7 +43,8 @@ final class InjectorLifecycle: Sendable {
     /// than because the last build ended: a diagnostic (a lost wake-up shows here, see the tests).
     let drainTimeouts = Atomic<Int>(0)
     private let buildsInFlight = Atomic<Int>(0)
-    /// Shutdown waiting for the builds in flight to end. A leaf lock: held to add or take waiters only.
+    /// Shutdown waiting for the builds in flight to end. A leaf lock: held to add or take waiters (and to
+    /// read the build count before taking them) only.
     private let drainWaiters = Locked<[CheckedContinuation<Void, Never>]>([])
 
     /// Whether the injector stopped building (shutdown began).
@@ -88,7 +89,8 @@ final class InjectorLifecycle: Sendable {
         }
     }
 
-    /// Suspends until no build is in flight (call after ``close()``), or until ``wakeDrainWaiters()``.
+    /// Suspends until no build is in flight (call after ``close()``), or until the wait is given up
+    /// (``wakeDrainWaiters(givingUp:)``).
     ///
     /// The waiter registers before it checks the count, and the last builder checks for waiters after it
     /// decrements the count, so one of the two always wakes it.
@@ -104,9 +106,18 @@ final class InjectorLifecycle: Sendable {
         drainWaiters.withLock { $0.count }
     }
 
-    /// Resumes every caller of ``waitForBuildsToDrain()``, each exactly once.
-    func wakeDrainWaiters() {
-        let waiters = drainWaiters.withLock { waiters in
+    /// Resumes every caller of ``waitForBuildsToDrain()``, each exactly once, if no build is in flight
+    /// now, or when `givingUp` (the wait timed out).
+    ///
+    /// The count is read again, under the waiters' lock: a builder decides to wake after it took the
+    /// count to zero, and by the time it wakes, a build that had begun before ``close()`` may hold the
+    /// count again (it added to it between that builder's decrement and its check of the closed flag).
+    /// Waking then let shutdown go on while that build ran, and its instance was never disposed. Not
+    /// waking loses nothing: that build's own end takes the count to zero and wakes. (Shutdown also
+    /// checks the count again after every wake-up: see `Injector.waitForBuildsInFlight()`.)
+    func wakeDrainWaiters(givingUp: Bool = false) {
+        let waiters = drainWaiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            guard givingUp || !hasBuildsInFlight else { return [] }
             defer { waiters = [] }
             return waiters
         }

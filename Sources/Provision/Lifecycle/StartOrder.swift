@@ -3,7 +3,8 @@
 ///
 /// A service depends on another when the other is reachable from its binding through the static
 /// dependencies of the injector's bindings (constructor parameters, declared closure dependencies,
-/// multibinding elements; not `Provider` or `Lazy` handles, which resolve later). A binding whose
+/// multibinding elements, and the properties injected into a built instance; not `Provider` or `Lazy`
+/// handles, which resolve later). A binding whose
 /// dependencies are only known when its closure runs could depend on anything built before it, so a
 /// service that reaches one depends on every service created before it (creation order is a valid
 /// dependency order: a dependency is always built before its dependent).
@@ -60,11 +61,11 @@ struct StartOrder {
         while let current = pending.popLast() {
             // Only this injector's bindings: a parent's services are the parent's to start.
             guard let node = injector.registry.retainedNode(for: current) else { continue }
-            guard let dependencies = node.dependencyKeys else {
+            guard let declared = node.dependencyKeys else {
                 isDynamic = true
                 continue
             }
-            for dependency in dependencies where visited.insert(dependency).inserted {
+            for dependency in declared + node.injectedPropertyKeys where visited.insert(dependency).inserted {
                 if services.contains(dependency) {
                     reached.insert(dependency)
                 } else {

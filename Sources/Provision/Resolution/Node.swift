@@ -28,6 +28,10 @@ protocol AnyNode: AnyObject, Sendable {
     /// Links the node with `linker`, ignoring any error (see ``Linker/prelink(_:)``).
     func prelink(with linker: Linker)
 
+    /// The keys of the properties injected into the built instance (a singleton's or an instance
+    /// binding's), by the instance's class; empty when it has none or is not built.
+    var injectedPropertyKeys: [BindingKey] { get }
+
     /// Resolves the node once, discarding the value: builds an eager singleton.
     func build() throws(ProvisionError)
 
@@ -263,6 +267,11 @@ final class Node<T>: AnyNode {
         case .deferred: []
         case .dynamic: nil
         }
+    }
+
+    @usableFromInline var injectedPropertyKeys: [BindingKey] {
+        guard let instance = cell?.value as? any PropertyInjectable else { return [] }
+        return PropertyInjector.requirements(of: type(of: instance)).map(\.key)
     }
 
     @usableFromInline var isLinked: Bool {
