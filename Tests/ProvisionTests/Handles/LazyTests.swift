@@ -96,8 +96,11 @@ struct LazyTests {
         slot.withLock { $0 = lazy }
         let codes = Locked<[ProvisionError.Code]>([])
         let finished = runThreads(3, timeout: 60) { index in
-            if index > 0 { entered.wait() }
-            if index == 1 { entered.signal() }
+            // Each waiting thread passes the factory's one signal on to the other, whichever wakes first.
+            if index > 0 {
+                entered.wait()
+                entered.signal()
+            }
             do throws(ProvisionError) {
                 _ = try lazy.value
             } catch {
