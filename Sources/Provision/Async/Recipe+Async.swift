@@ -16,7 +16,17 @@ extension Recipe {
             instance: nil
         )
         recipe.isAsync = true
-        recipe.asyncLink = { _, node in
+        recipe.asyncLink = closingAsynchronously(body)
+        return recipe
+    }
+
+    /// The async plan of a closure binding, async or synchronous: the closure runs with a ``Resolver``
+    /// for the binding's path (a synchronous closure's own requests stay synchronous), and a request for
+    /// the binding's singleton or scoped instance suspends while another request builds it. Not
+    /// inlinable, like ``constructingAsynchronously(_:)``.
+    @usableFromInline
+    static func closingAsynchronously(_ body: @escaping @Sendable (Resolver) async throws -> T) -> AsyncLink {
+        { _, node in
             let key = node.key
             let injector = node.injector
             // A singleton's or scoped instance's build pushes its key itself (see InstanceCell.buildAsync).
@@ -29,30 +39,6 @@ extension Recipe {
                     try StackGuard.check(key)
                     do {
                         return try await body(Resolver(injector: injector, context: inner))
-                    } catch {
-                        throw ProvisionError.thrown(by: key, error)
-                    }
-                }
-            )
-        }
-        return recipe
-    }
-
-    /// The async form of a synchronous closure binding: the closure runs as it is (its own requests
-    /// are synchronous), but a request for the binding's singleton or scoped instance suspends while
-    /// another request builds it. Not inlinable, like ``constructingAsynchronously(_:)``.
-    @usableFromInline
-    static func closingAsynchronously(_ body: @escaping @Sendable (Resolver) throws -> T) -> AsyncLink {
-        { _, node in
-            let key = node.key
-            let injector = node.injector
-            let tracksPath = node.scope.kind == .transient
-            // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
-            return node.scopedAsync(
-                AsyncPlan { [unowned injector] context throws(ProvisionError) in
-                    let inner = try context.enteringClosure(key, tracksPath: tracksPath)
-                    do {
-                        return try body(Resolver(injector: injector, context: inner))
                     } catch {
                         throw ProvisionError.thrown(by: key, error)
                     }
