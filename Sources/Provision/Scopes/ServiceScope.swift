@@ -209,9 +209,7 @@ public final class ServiceScope: Sendable {
         owner: UInt,
         using make: () throws(ProvisionError) -> T
     ) throws(ProvisionError) -> T {
-        guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
-            throw ProvisionError.outsideScope(key, closed: true)
-        }
+        try beginBuild(key, owner: owner)
         let value: T
         do throws(ProvisionError) {
             value = try make()
@@ -219,8 +217,7 @@ public final class ServiceScope: Sendable {
             endBuild(owner: owner)
             throw error
         }
-        let recorded = recorder.record(key, value)
-        endBuild(owner: owner)
+        let recorded = endBuild(key, recording: value, owner: owner)
         guard recorded else {
             var failure: ProvisionError?
             switch InstanceRecorder.Disposal(of: value) {
@@ -239,6 +236,22 @@ public final class ServiceScope: Sendable {
         return value
     }
 
+    /// Registers a build about to run its factory, or throws `outsideScope` when the scope is closed
+    /// (no factory runs for a closed scope).
+    private func beginBuild(_ key: BindingKey, owner: UInt) throws(ProvisionError) {
+        guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
+            throw ProvisionError.outsideScope(key, closed: true)
+        }
+    }
+
+    /// Records a built instance, then ends its build; `false` when the recording was refused (the close
+    /// stopped waiting): the caller disposes the instance.
+    private func endBuild<T>(_ key: BindingKey, recording value: T, owner: UInt) -> Bool {
+        let recorded = recorder.record(key, value)
+        endBuild(owner: owner)
+        return recorded
+    }
+
     /// ``build(_:owner:using:)`` for an async build; a refused instance's disposal is awaited.
     ///
     /// - Parameter owner: The identity of the async resolution.
@@ -247,9 +260,7 @@ public final class ServiceScope: Sendable {
         owner: UInt,
         using make: () async throws(ProvisionError) -> T
     ) async throws(ProvisionError) -> T {
-        guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
-            throw ProvisionError.outsideScope(key, closed: true)
-        }
+        try beginBuild(key, owner: owner)
         let value: T
         do throws(ProvisionError) {
             value = try await make()
@@ -257,8 +268,7 @@ public final class ServiceScope: Sendable {
             endBuild(owner: owner)
             throw error
         }
-        let recorded = recorder.record(key, value)
-        endBuild(owner: owner)
+        let recorded = endBuild(key, recording: value, owner: owner)
         guard recorded else {
             var failure: ProvisionError?
             if let disposal = InstanceRecorder.Disposal(of: value) {
