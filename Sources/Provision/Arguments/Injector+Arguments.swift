@@ -22,7 +22,7 @@ extension Injector {
     ) throws(ProvisionError) -> T {
         let key = BindingKey(type, named: name)
         guard let node = lookup(key, as: type) else {
-            throw ProvisionError.notBound(key, path: [key])
+            throw missing(key, path: [key])
         }
         if let value = node.cell?.value { return value }
         // A request with arguments recurses through forwarding and its factory's resolver, not through

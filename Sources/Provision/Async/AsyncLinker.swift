@@ -61,9 +61,7 @@ struct AsyncLinker: Sendable {
         // The synchronous link of `dependent` found this binding already; a miss here means it was
         // removed since, which a running injector never does.
         guard let node = dependent.injector.lookup(key, as: type) else {
-            // A shut-down injector (or ancestor) emptied its tables: that is why the key is missing.
-            if dependent.injector.isShuttingDown { throw ProvisionError.shutDown(key) }
-            throw ProvisionError.notBound(key, path: [dependent.key, key])
+            throw dependent.injector.missing(key, path: [dependent.key, key])
         }
         do throws(ProvisionError) {
             return try link(node)

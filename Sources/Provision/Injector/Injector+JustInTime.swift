@@ -72,10 +72,16 @@ extension Injector {
         if isShuttingDown { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: type) else {
             // Closed since the check above: the registry then refuses just-in-time bindings.
-            if isShuttingDown { throw ProvisionError.shutDown(key) }
-            throw ProvisionError.notBound(key, path: [key])
+            throw missing(key, path: [key])
         }
         return node
+    }
+
+    /// The error for `key`, which a lookup in this injector missed: `shutDown` when this injector or an
+    /// ancestor began shutting down (shutdown empties the tables, so that is why it missed), `notBound`
+    /// with `path` otherwise. Every lookup that can miss reports through here.
+    func missing(_ key: BindingKey, path: @autoclosure () -> [BindingKey]) -> ProvisionError {
+        isShuttingDown ? ProvisionError.shutDown(key) : ProvisionError.notBound(key, path: path())
     }
 
     /// Whether this injector or an ancestor has begun shutting down: its requests throw `shutDown`.

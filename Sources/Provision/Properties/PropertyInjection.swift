@@ -91,6 +91,18 @@ final class PropertyInjection: Sendable {
         }
     }
 
+    /// The keys of the properties this binding's instances were given: those its key's class declares,
+    /// and those of every other declaring class it built an instance of so far. Read by
+    /// ``Injector/start()`` after building every singleton, to order services by what their
+    /// construction really injected (see `StartOrder`).
+    var injectedKeys: [BindingKey] {
+        var keys = declaring?.requirements.map(\.key) ?? []
+        for found in requirements.withLock({ Array($0.values) }) {
+            keys += found.map(\.key)
+        }
+        return keys
+    }
+
     /// The requirements of `type`, read once per class (the user's `injectedProperties` runs outside
     /// the lock; two threads seeing a class first may both read it, and store the same requirements).
     private func requirements(of type: any PropertyInjectable.Type) -> [InjectedProperty] {
@@ -150,19 +162,26 @@ extension Node {
                     try property.link(linker, injector)
                 }
             }
-            let injection = PropertyInjection(
-                key: key,
-                injector: injector,
-                scope: scope,
-                declaring: (declaring, requirements)
+            let injection = published(
+                PropertyInjection(key: key, injector: injector, scope: scope, declaring: (declaring, requirements))
             )
             return ConstructionInjection(declared: injection, dynamic: nil)
         }
         if TypeShape.holdsOnlyItself(T.self) {
             return ConstructionInjection(declared: nil, dynamic: nil)
         }
-        let injection = PropertyInjection(key: key, injector: injector, scope: scope)
+        let injection = published(PropertyInjection(key: key, injector: injector, scope: scope))
         return ConstructionInjection(declared: nil, dynamic: injection)
+    }
+
+    /// The node's ``propertyInjection``: `candidate`, unless a link of the node (its other plan, or
+    /// another thread's link) published one first. One object per node, so that it sees every instance
+    /// the node's plans build.
+    private func published(_ candidate: PropertyInjection) -> PropertyInjection {
+        let retained = Unmanaged.passRetained(candidate)
+        let (published, current) = AtomicReference.publishOnce(propertyInjection, retained)
+        if !published { retained.release() }
+        return current.takeUnretainedValue()
     }
 
     /// The plan of a constructor binding: property injection (see ``ConstructionInjection``), then the

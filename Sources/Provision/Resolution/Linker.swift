@@ -188,9 +188,9 @@ final class Linker {
         -> PlanReference<D>
     {
         guard let node = dependent.injector.lookup(key, as: type) else {
+            let error = dependent.injector.missing(key, path: stack + [key])
             // A shut-down injector (or ancestor) emptied its tables: that is why the key is missing.
-            if dependent.injector.isShuttingDown { throw ProvisionError.shutDown(key) }
-            let error = ProvisionError.notBound(key, path: stack + [key])
+            if error.code == .shutDown { throw error }
             missing.append(error)
             let placeholder = Plan<D> { _ throws(ProvisionError) in throw error }
             placeholders.append(placeholder)
@@ -216,7 +216,9 @@ final class Linker {
     /// its plan's existence and acyclicity are checked here.
     func link<D>(property key: BindingKey, as type: D.Type, in injector: Injector) throws(ProvisionError) {
         guard let node = injector.lookup(key, as: type) else {
-            missing.append(ProvisionError.notBound(key, path: stack + [key]))
+            let error = injector.missing(key, path: stack + [key])
+            if error.code == .shutDown { throw error }
+            missing.append(error)
             return
         }
         _ = try plan(for: node)

@@ -28,8 +28,9 @@ protocol AnyNode: AnyObject, Sendable {
     /// Links the node with `linker`, ignoring any error (see ``Linker/prelink(_:)``).
     func prelink(with linker: Linker)
 
-    /// The keys of the properties injected into the built instance (a singleton's or an instance
-    /// binding's), by the instance's class; empty when it has none or is not built.
+    /// The keys of the properties injected into the node's instances: the built instance's (a
+    /// singleton's or an instance binding's), by its class, and those its constructor plans injected so
+    /// far into the instances they built (see ``PropertyInjection/injectedKeys``); empty when none.
     var injectedPropertyKeys: [BindingKey] { get }
 
     /// Resolves the node once, discarding the value: builds an eager singleton.
@@ -123,10 +124,13 @@ final class Node<T>: AnyNode {
     /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
     let linkedAsyncPlan = Atomic<UInt>(0)
 
-    /// For a direct binding of a class whose subclasses may declare injected properties, the check an
-    /// instance of a subclass gets (``ConstructionInjection/dynamic``), published before
-    /// ``directEnabled``; retained by the node (released in `deinit`).
-    let directInjection = Atomic<UInt>(0)
+    /// The property injection of the instances this binding constructs (see ``PropertyInjection``), when
+    /// they may declare injected properties: published once, when a constructor binding is first linked
+    /// (``constructionInjection(linker:)``), and shared by its sync and async plans and by a direct
+    /// binding's subclass check; retained by the node (released in `deinit`). It remembers which
+    /// declaring classes it injected, which is how ``injectedPropertyKeys`` knows the properties of a
+    /// binding's transient instances.
+    let propertyInjection = Atomic<UInt>(0)
 
     /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
     private let storedTraits = Atomic<UInt8>(0)
@@ -174,7 +178,7 @@ final class Node<T>: AnyNode {
         // Released as plain objects: naming `Plan<T>` here would cost a metadata lookup per node.
         AtomicReference.release(linkedPlan)
         AtomicReference.release(linkedAsyncPlan)
-        AtomicReference.release(directInjection)
+        AtomicReference.release(propertyInjection)
     }
 
     /// Whether a request calls ``directFactory`` directly, skipping the plan: true for a linked
@@ -214,22 +218,18 @@ final class Node<T>: AnyNode {
     /// The property injection check of an instance of a subclass of `T` that ``makeDirectly(_:)`` built.
     @usableFromInline
     func injectDirectlyBuilt(_ value: T, _ context: ResolutionContext) throws(ProvisionError) {
-        guard let injection = AtomicReference.load(directInjection, as: PropertyInjection.self) else { return }
+        guard let injection = AtomicReference.load(propertyInjection, as: PropertyInjection.self) else { return }
         try injection.takeUnretainedValue().injectIfDeclared(value, context)
     }
 
     /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it (and, for
-    /// a class whose subclasses may declare injected properties, checks its instances with `injection`).
-    /// An instance of a key that is not a class (a protocol, `Any`) needs that check after every build:
-    /// such a binding keeps going through its plan.
+    /// a class whose subclasses may declare injected properties, checks its instances with `injection`,
+    /// the node's published ``propertyInjection``). An instance of a key that is not a class (a protocol,
+    /// `Any`) needs that check after every build: such a binding keeps going through its plan.
     @usableFromInline
     func enableDirectConstruction(_ injection: PropertyInjection?) {
         guard directFactory != nil else { return }
-        if let injection {
-            guard T.self is AnyObject.Type else { return }
-            let retained = Unmanaged.passRetained(injection)
-            if !AtomicReference.publishOnce(directInjection, retained).published { retained.release() }
-        }
+        if injection != nil, !(T.self is AnyObject.Type) { return }
         if T.self is AnyObject.Type {
             directClass.store(UInt(bitPattern: ObjectIdentifier(T.self)), ordering: .relaxed)
         }
@@ -270,8 +270,14 @@ final class Node<T>: AnyNode {
     }
 
     @usableFromInline var injectedPropertyKeys: [BindingKey] {
-        guard let instance = cell?.value as? any PropertyInjectable else { return [] }
-        return PropertyInjector.requirements(of: type(of: instance)).map(\.key)
+        var keys: [BindingKey] = []
+        if let instance = cell?.value as? any PropertyInjectable {
+            keys = PropertyInjector.requirements(of: type(of: instance)).map(\.key)
+        }
+        if let injection = AtomicReference.load(propertyInjection, as: PropertyInjection.self) {
+            keys += injection.takeUnretainedValue().injectedKeys
+        }
+        return keys
     }
 
     @usableFromInline var isLinked: Bool {

@@ -23,6 +23,26 @@ struct StressFindingsTests {
         func dispose() { log.append("dispose Scoped") }
     }
     final class Probe: Sendable {}
+    /// A transient helper, whose injected property holds a service.
+    final class Helper: PropertyInjectable, @unchecked Sendable {
+        var database: Database?
+        static var injectedProperties: [InjectedProperty] { [.inject(\Helper.database)] }
+    }
+    protocol Tool: AnyObject, Sendable {}
+    final class PropertyTool: Tool, PropertyInjectable, @unchecked Sendable {
+        var database: Database?
+        static var injectedProperties: [InjectedProperty] { [.inject(\PropertyTool.database)] }
+    }
+    final class Service: Sendable {
+        init(helper: Helper) {}
+    }
+    final class ToolService: Sendable {
+        init(tool: any Tool) {}
+    }
+    final class Port: PropertyInjectable, @unchecked Sendable {
+        var database: Database?
+        static var injectedProperties: [InjectedProperty] { [.inject(\Port.database)] }
+    }
 
     @Test("childLinkedAfterShutdown: a binding first linked after shutdown throws shutDown, not notBound")
     func childLinkedAfterShutdown() async throws {
@@ -46,6 +66,52 @@ struct StressFindingsTests {
         let services = injector.registry.nodes.filter(\.scope.isSingleton).compactMap { $0.lifecycleActions() }
         let batches = StartOrder(services: services, injector: injector).batches.map { $0.map(\.key) }
         #expect(batches == [[BindingKey(Database.self)], [BindingKey(Handler.self)]])
+    }
+
+    @Test(
+        "transientPropertyDependencyStartsFirst: a service starts after the services injected into the properties of transients it is built with"
+    )
+    func transientPropertyDependencyStartsFirst() throws {
+        let injector = try Injector(
+            TestModule { binder in
+                binder.bind(Database.self).to(Database.init).in(.singleton).onStart { _ in }
+                binder.bind(Helper.self).to(Helper.init)
+                binder.bind(Service.self).to(Service.init(helper:)).in(.singleton).onStart { _ in }
+            }
+        )
+        _ = try injector.syncGet(Service.self)
+        let services = injector.registry.nodes.filter(\.scope.isSingleton).compactMap { $0.lifecycleActions() }
+        let batches = StartOrder(services: services, injector: injector).batches.map { $0.map(\.key) }
+        #expect(batches == [[BindingKey(Database.self)], [BindingKey(Service.self)]])
+    }
+
+    @Test(
+        "protocolKeyPropertyDependencyStartsFirst: the same when the transient is bound to a protocol and only its instance's class declares the property"
+    )
+    func protocolKeyPropertyDependencyStartsFirst() throws {
+        let injector = try Injector(
+            TestModule { binder in
+                binder.bind(Database.self).to(Database.init).in(.singleton).onStart { _ in }
+                binder.bind((any Tool).self).to { () -> any Tool in PropertyTool() }
+                binder.bind(ToolService.self).to(ToolService.init(tool:)).in(.singleton).onStart { _ in }
+            }
+        )
+        _ = try injector.syncGet(ToolService.self)
+        let services = injector.registry.nodes.filter(\.scope.isSingleton).compactMap { $0.lifecycleActions() }
+        let batches = StartOrder(services: services, injector: injector).batches.map { $0.map(\.key) }
+        #expect(batches == [[BindingKey(Database.self)], [BindingKey(ToolService.self)]])
+    }
+
+    @Test(
+        "propertyLinkedAfterShutdown: a binding whose injected property's binding is gone because its parent shut down throws shutDown, not notBound"
+    )
+    func propertyLinkedAfterShutdown() async throws {
+        let parent = try Injector(TestModule { $0.bind(Database.self).to(Database.init).in(.singleton) })
+        let child = try parent.makeChild(TestModule { $0.bind(Port.self).to(Port.init) })
+        try await parent.shutdown()
+        // Linking Port checks its property's binding, in the parent's table that shutdown emptied.
+        let error = #expect(throws: ProvisionError.self) { try child.syncGet(Port.self) }
+        #expect(error?.code == .shutDown)
     }
 
     @Test("scopeClosingDuringBuild: an instance built while its scope closes is disposed exactly once")
