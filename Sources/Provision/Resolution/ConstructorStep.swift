@@ -137,3 +137,43 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
         self.injection = injection
     }
 }
+
+/// The captured state of a constructor plan with any number of dependencies: the parameter-pack path,
+/// for initializers with more parameters than the fixed-arity steps take.
+///
+/// The dependencies' plans are kept in one buffer of unretained plan addresses, in parameter order, and
+/// the plan reads them one by one while it expands the pack (see ``Recipe/dependency(_:_:_:)``). Keeping
+/// them in a tuple of ``PlanReference``s instead, as a pack would naturally be stored, makes every
+/// request instantiate the tuple's metadata and each element's generic types at run time (about 2,000
+/// instructions per dependency, measured with callgrind on an initializer of 100 parameters); read from a
+/// buffer of words, the expansion inside the plan's closure needs no metadata beyond the pack's own, and
+/// the closure is specialized where the binding is declared, like the fixed-arity ones.
+@usableFromInline
+final class ConstructorStepPack<each D, T>: Sendable {
+    @usableFromInline let key: BindingKey
+    /// The dependencies' plans, unretained (their nodes own them, see ``PlanReference``), in parameter
+    /// order. Unsafe only in name: written while the step is linked, before its plan is published (the
+    /// publication's release orders the writes), and only read afterwards.
+    @usableFromInline nonisolated(unsafe) let plans: UnsafeMutablePointer<UnsafeRawPointer>
+    /// The number of dependencies.
+    @usableFromInline let count: Int
+    @usableFromInline let f: @Sendable (repeat each D) throws -> T
+    @usableFromInline let injection: PropertyInjection?
+
+    @inlinable
+    init(key: BindingKey, f: @escaping @Sendable (repeat each D) throws -> T, injection: PropertyInjection?) {
+        var count = 0
+        for _ in repeat (each D).self {
+            count += 1
+        }
+        self.key = key
+        self.count = count
+        self.plans = .allocate(capacity: Swift.max(count, 1))
+        self.f = f
+        self.injection = injection
+    }
+
+    deinit {
+        plans.deallocate()
+    }
+}

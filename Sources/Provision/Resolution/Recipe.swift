@@ -55,6 +55,10 @@ extension Recipe where T: Sendable {
 
 extension Recipe {
     /// A constructor binding: `f`'s parameter types are the dependencies.
+    ///
+    /// The general form, for any number of parameters; the fixed-arity forms in `Recipe+Arity.swift` take
+    /// the common small ones. The plan reads its dependencies' plans from a buffer while it expands the
+    /// pack (see ``ConstructorStepPack``), so that it is specialized where the binding is declared.
     @inlinable
     static func constructor<each D>(_ f: @escaping @Sendable (repeat each D) throws -> T) -> Recipe {
         var keys: [BindingKey] = []
@@ -64,21 +68,51 @@ extension Recipe {
         return Recipe(
             dependencies: .known(keys),
             link: { linker, node throws(ProvisionError) in
-                let key = node.key
-                let plans = (repeat try linker.plan(for: (each D).self, below: node))
                 let injection = try node.constructionInjection(linker: linker)
-                let dynamic = injection.dynamic
+                let step = ConstructorStepPack<repeat each D, T>(key: node.key, f: f, injection: injection.dynamic)
+                var index = 0
+                for type in repeat (each D).self {
+                    step.plans[index] = UnsafeRawPointer(try linker.plan(for: type, below: node).plan.toOpaque())
+                    index += 1
+                }
                 return node.scopedConstruction(
-                    Plan { context throws(ProvisionError) in
-                        let values = (repeat try (each plans).make(context, for: key))
-                        let value = try invoke(key) { try f(repeat each values) }
-                        return try PropertyInjection.finish(value, dynamic, key: key, context)
+                    Plan { [step] context throws(ProvisionError) in
+                        let plans = step.plans
+                        var next = 0
+                        let value: T
+                        do {
+                            value = try step.f(repeat try dependency(plans, &next, context) as each D)
+                        } catch {
+                            throw ProvisionError.thrown(by: step.key, error)
+                        }
+                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
                     },
                     injection
                 )
             },
             instance: nil
         )
+    }
+
+    /// Builds the dependency at `index` of a ``ConstructorStepPack``'s plans (a `Plan<D>`), and moves
+    /// `index` to the next one. Generic only over the element's type, whose metadata the pack carries:
+    /// it names no other generic type, so the pack's expansion instantiates nothing at run time.
+    @inlinable @inline(__always)
+    static func dependency<D>(
+        _ plans: UnsafeMutablePointer<UnsafeRawPointer>,
+        _ index: inout Int,
+        _ context: ResolutionContext
+    ) throws(ProvisionError) -> D {
+        let plan = Unmanaged<Plan<D>>.fromOpaque(plans[index])
+        index += 1
+        do {
+            return try plan._withUnsafeGuaranteedRef { try $0.make(context) }
+        } catch let error as ProvisionError {
+            throw error
+        } catch {
+            // Not reached: a plan throws only ProvisionError (the closure above loses the type).
+            throw ProvisionError.thrown(by: BindingKey(D.self), error)
+        }
     }
 
     /// A closure binding: the closure resolves what it needs through the ``Resolver`` it is given.
