@@ -3,11 +3,14 @@ public import Synchronization
 /// A write-once slot for a singleton's instance (or a scoped instance in one ``ServiceScope``), read with
 /// one acquiring load and no lock.
 ///
-/// The instance is boxed so that it can be published with one atomic pointer store whatever `T` is (a
-/// class, a struct, an existential). The cell retains the box from publication until it is released.
+/// The instance is published with one atomic store of a retained object's address: the instance itself
+/// when `T` is a class (a reference fits the word, and a request then reads it with one load fewer), an
+/// ``InstanceBox`` holding it for any other `T` (a struct, an existential). The cell retains that object
+/// from publication until it is released.
 @usableFromInline
 final class InstanceCell<T> {
-    /// The published box's address (see ``AtomicReference``), 0 until published.
+    /// The published object's address (see ``AtomicReference``), 0 until published: the instance when
+    /// ``storesReference``, its box otherwise.
     @usableFromInline let box = Atomic<UInt>(0)
 
     /// The key of the singleton binding this cell belongs to.
@@ -41,10 +44,28 @@ final class InstanceCell<T> {
         AtomicReference.release(box)
     }
 
+    /// Whether the cell publishes the instance itself: `T` is a class, or another type whose value is a
+    /// single strong reference (`AnyObject`). Known when the caller is specialized.
+    @inlinable static var storesReference: Bool {
+        T.self is AnyObject.Type && MemoryLayout<T>.size == MemoryLayout<UnsafeRawPointer>.size
+    }
+
     /// The published instance, or `nil` while it is not built.
     @inlinable var value: T? {
-        guard let box = AtomicReference.load(box, as: InstanceBox<T>.self) else { return nil }
-        return box._withUnsafeGuaranteedRef { $0.value }
+        guard let address = UnsafeRawPointer(bitPattern: box.load(ordering: .acquiring)) else { return nil }
+        if Self.storesReference {
+            // The word holds a retained reference to the instance (see `stored(_:)`).
+            return unsafeBitCast(address, to: T.self)
+        }
+        return Unmanaged<InstanceBox<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.value }
+    }
+
+    /// The word that publishes `value`: a retained reference to the instance, or to a box holding it.
+    private static func stored(_ value: T) -> UInt {
+        if storesReference {
+            return AtomicReference.bits(Unmanaged.passRetained(value as AnyObject))
+        }
+        return AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value)))
     }
 
     /// Records a built instance (when the cell has a recorder), then publishes it. Called once, by the
@@ -55,14 +76,14 @@ final class InstanceCell<T> {
     /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
     func publish(_ value: T) {
         _ = recorder?.record(key, value)
-        box.store(AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value))), ordering: .releasing)
+        box.store(Self.stored(value), ordering: .releasing)
     }
 
     /// Publishes an instance binding's value, before the cell is shared with any other thread. The value
     /// was made by the caller, so it is not recorded for disposal.
     func prebuild(_ value: T) {
         isPrebuilt = true
-        box.store(AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value))), ordering: .releasing)
+        box.store(Self.stored(value), ordering: .releasing)
     }
 }
 

@@ -85,8 +85,14 @@ final class Node<T>: AnyNode {
     /// that the plan would only call it (see ``isDirect``).
     @usableFromInline let directEnabled = Atomic<Bool>(false)
 
-    /// A transient constructor binding's initializer without parameters, or `nil` (see ``isDirect``).
-    @usableFromInline let directFactory: (@Sendable () throws -> T)?
+    /// A transient constructor binding's initializer without parameters (see ``isDirect``); for other
+    /// bindings a stand-in that is never called (``directEnabled`` stays `false`). Not optional, so that
+    /// a request calls it in place and the value it returns moves out without a copy: unwrapping an
+    /// optional result retained and released every new instance.
+    @usableFromInline let directFactory: @Sendable () throws -> T
+
+    /// Whether ``directFactory`` is a real initializer rather than the stand-in.
+    let hasDirectFactory: Bool
 
     /// For a direct binding of a class: the class's `ObjectIdentifier`, set with ``directEnabled``. An
     /// instance of another class (a subclass) gets the plan's property injection check
@@ -159,7 +165,13 @@ final class Node<T>: AnyNode {
         self.arguments = recipe.arguments
         self.forwarding = recipe.forwarding
         self.isAsync = recipe.isAsync
-        self.directFactory = scope.kind == .transient ? recipe.directFactory : nil
+        if scope.kind == .transient, let factory = recipe.directFactory {
+            self.directFactory = factory
+            self.hasDirectFactory = true
+        } else {
+            self.directFactory = { throw NoDirectFactory() }
+            self.hasDirectFactory = false
+        }
         self.injector = injector
         self.hooks = hooks
         if scope.isSingleton || recipe.instance != nil {
@@ -188,7 +200,7 @@ final class Node<T>: AnyNode {
     /// plan object and its captured step, two more dependent loads, are only used by the plans that
     /// depend on the binding.
     var isDirect: Bool {
-        directEnabled.load(ordering: .acquiring) && directFactory != nil
+        directEnabled.load(ordering: .acquiring) && hasDirectFactory
     }
 
     /// Builds the value with ``directFactory`` when ``isDirect``; `nil` otherwise. The initializer is
@@ -201,13 +213,13 @@ final class Node<T>: AnyNode {
     @inlinable
     func makeDirectly(_ context: ResolutionContext) throws(ProvisionError) -> T? {
         guard directEnabled.load(ordering: .acquiring) else { return nil }
-        let value: T?
+        let value: T
         do {
-            value = try directFactory?()
+            value = try directFactory()
         } catch {
             throw ProvisionError.thrown(by: key, error)
         }
-        if T.self is AnyObject.Type, let value,
+        if T.self is AnyObject.Type,
             UInt(bitPattern: ObjectIdentifier(type(of: value))) != directClass.load(ordering: .relaxed)
         {
             try injectDirectlyBuilt(value, context)
@@ -228,7 +240,7 @@ final class Node<T>: AnyNode {
     /// `Any`) needs that check after every build: such a binding keeps going through its plan.
     @usableFromInline
     func enableDirectConstruction(_ injection: PropertyInjection?) {
-        guard directFactory != nil else { return }
+        guard hasDirectFactory else { return }
         if injection != nil, !(T.self is AnyObject.Type) { return }
         if T.self is AnyObject.Type {
             directClass.store(UInt(bitPattern: ObjectIdentifier(T.self)), ordering: .relaxed)
@@ -391,3 +403,7 @@ final class Node<T>: AnyNode {
 // compiler cannot see that through the unconstrained generic parameter. All other state is immutable
 // or behind atomics.
 extension Node: @unchecked Sendable {}
+
+/// What a node's stand-in ``Node/directFactory`` would throw; never thrown, since only a node with a
+/// real initializer enables direct construction.
+struct NoDirectFactory: Error {}
