@@ -54,9 +54,14 @@ final class PropertyInjection: Sendable {
 
     /// Injects `value` when its dynamic class declares injected properties: the check of
     /// ``ConstructionInjection/dynamic``, after a quick look at the instance (see ``finish(_:_:_:)``).
+    ///
+    /// Not generic: the plans call it on their cold path (an instance that isn't exactly its key's
+    /// class), and a generic call there would make every plan need its type's metadata, which is what
+    /// keeps the optimizer from sharing one body between the plans of different types without a
+    /// forwarding thunk.
     @usableFromInline
-    func injectIfDeclared<T>(_ value: T, _ context: ResolutionContext) throws(ProvisionError) {
-        let dynamicType: any Any.Type = type(of: value as Any)
+    func injectIfDeclared(_ value: Any, _ context: ResolutionContext) throws(ProvisionError) {
+        let dynamicType: any Any.Type = type(of: value)
         let id = UInt(bitPattern: ObjectIdentifier(dynamicType))
         if lastUndeclared.load(ordering: .relaxed) == id { return }
         guard let object = value as? any PropertyInjectable else {
@@ -131,7 +136,14 @@ extension PropertyInjection {
     static func finish<T>(_ value: T, _ injection: PropertyInjection?, key: BindingKey, _ context: ResolutionContext)
         throws(ProvisionError) -> T
     {
-        if T.self is AnyObject.Type, ObjectIdentifier(type(of: value)) == key.id { return value }
+        if TypeShape.isReference(T.self) {
+            // The instance's class, read from its first word, without naming `T`: a plan that needs no
+            // metadata of its own type can share its code with the plans of other classes directly.
+            if TypeShape.classWord(of: value) == UInt(bitPattern: key.id) { return value }
+            guard let injection else { return value }
+            try injection.injectIfDeclared(unsafeBitCast(value, to: AnyObject.self), context)
+            return value
+        }
         guard let injection else { return value }
         try injection.injectIfDeclared(value, context)
         return value
@@ -227,7 +239,23 @@ extension Node {
 
 /// What a type's values can be, from the kind of its run-time metadata (the Swift ABI's
 /// `MetadataKind`, docs/ABI/TypeMetadata.rst in the Swift repository).
+@usableFromInline
 enum TypeShape {
+    /// Whether every value of `type` is one strong reference to an object: a class, or `AnyObject`.
+    /// Known at compile time where `T` is concrete.
+    @inlinable @inline(__always)
+    static func isReference<T>(_ type: T.Type) -> Bool {
+        type is AnyObject.Type && MemoryLayout<T>.size == MemoryLayout<UnsafeRawPointer>.size
+    }
+
+    /// The address of the class metadata of the object `value` refers to (a Swift object's first
+    /// word), for a `T` that ``isReference(_:)``: `ObjectIdentifier(type(of: value))`'s bits, read
+    /// without `T`'s metadata.
+    @inlinable @inline(__always)
+    static func classWord<T>(of value: T) -> UInt {
+        unsafeBitCast(value, to: UnsafeRawPointer.self).load(as: UInt.self)
+    }
+
     /// Whether every value of `type` has exactly that type and is not an object: a struct, an enum
     /// other than `Optional`, a tuple, a function or a metatype. Such a value never declares injected
     /// properties. Classes, protocols and `Any` (existentials), optionals and every other kind answer

@@ -151,10 +151,9 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
 @usableFromInline
 final class ConstructorStepPack<each D, T>: Sendable {
     @usableFromInline let key: BindingKey
-    /// The dependencies' plans, unretained (their nodes own them, see ``PlanReference``), in parameter
-    /// order. Unsafe only in name: written while the step is linked, before its plan is published (the
+    /// The dependencies' ``PlanReference``s (their bits), in parameter order. Unsafe only in name: written while the step is linked, before its plan is published (the
     /// publication's release orders the writes), and only read afterwards.
-    @usableFromInline nonisolated(unsafe) let plans: UnsafeMutablePointer<UnsafeRawPointer>
+    @usableFromInline nonisolated(unsafe) let plans: UnsafeMutablePointer<UInt>
     /// The number of dependencies.
     @usableFromInline let count: Int
     @usableFromInline let f: @Sendable (repeat each D) throws -> T

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Turns recipes into plans, depth first, finding missing bindings and static cycles on the way.
 ///
 /// Linking a binding links every binding it depends on (unless already linked), so the first request
@@ -205,7 +207,24 @@ final class Linker {
             }
             dependencyTraits[index].add(height: node.height)
         }
-        return PlanReference(plan)
+        return Linker.reference(to: node, plan: plan)
+    }
+
+    /// How a dependent reaches `node`, whose plan is `plan` (see ``PlanReference``): straight from the
+    /// node when the plan would only read a singleton's published reference or call a plain transient's
+    /// initializer, through the plan otherwise.
+    static func reference<D>(to node: Node<D>, plan: Plan<D>) -> PlanReference<D> {
+        if node.cell != nil {
+            // A singleton or instance binding of a reference type: read from its cell's word, and built
+            // through its plan while the word is empty. Other types keep their plan.
+            guard InstanceCell<D>.storesReference else { return PlanReference(plan) }
+            return PlanReference(node: node, tags: ReferenceTag.instance)
+        }
+        guard node.isDirect else { return PlanReference(plan) }
+        let checksClass =
+            node.directClass.load(ordering: .relaxed) != 0
+            && AtomicReference.load(node.propertyInjection, as: PropertyInjection.self) != nil
+        return PlanReference(node: node, tags: checksClass ? ReferenceTag.classCheck : 0)
     }
 
     /// Links the binding of a property that `dependent`'s plan injects, so that a cycle through

@@ -219,19 +219,17 @@ final class Node<T>: AnyNode {
         } catch {
             throw ProvisionError.thrown(by: key, error)
         }
-        if T.self is AnyObject.Type,
-            UInt(bitPattern: ObjectIdentifier(type(of: value))) != directClass.load(ordering: .relaxed)
-        {
-            try injectDirectlyBuilt(value, context)
+        if TypeShape.isReference(T.self), TypeShape.classWord(of: value) != directClass.load(ordering: .relaxed) {
+            try injectDirectlyBuilt(unsafeBitCast(value, to: AnyObject.self), context)
         }
         return value
     }
 
     /// The property injection check of an instance of a subclass of `T` that ``makeDirectly(_:)`` built.
     @usableFromInline
-    func injectDirectlyBuilt(_ value: T, _ context: ResolutionContext) throws(ProvisionError) {
+    func injectDirectlyBuilt(_ object: AnyObject, _ context: ResolutionContext) throws(ProvisionError) {
         guard let injection = AtomicReference.load(propertyInjection, as: PropertyInjection.self) else { return }
-        try injection.takeUnretainedValue().injectIfDeclared(value, context)
+        try injection.takeUnretainedValue().injectIfDeclared(object, context)
     }
 
     /// Lets requests call ``directFactory``; called by the linker of a plan that only calls it (and, for
@@ -241,8 +239,8 @@ final class Node<T>: AnyNode {
     @usableFromInline
     func enableDirectConstruction(_ injection: PropertyInjection?) {
         guard hasDirectFactory else { return }
-        if injection != nil, !(T.self is AnyObject.Type) { return }
-        if T.self is AnyObject.Type {
+        if injection != nil, !TypeShape.isReference(T.self) { return }
+        if TypeShape.isReference(T.self) {
             directClass.store(UInt(bitPattern: ObjectIdentifier(T.self)), ordering: .relaxed)
         }
         directEnabled.store(true, ordering: .releasing)

@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// A linked recipe: how to build a `T` with every static dependency already resolved to its own plan.
 ///
 /// A plan is computed once per binding, the first time the binding is resolved (see ``Linker``), and
@@ -18,44 +20,117 @@ final class Plan<T>: Sendable {
     }
 }
 
-/// A published plan, referenced without retaining it.
+/// How a plan reaches one of its dependencies: through the dependency's published plan, or straight
+/// from the dependency's node when the plan would only read the node — a singleton's published instance,
+/// or a plain transient's initializer (``Node/isDirect``). Either is referenced without retaining it.
 ///
-/// Plans capture the plans of their dependencies this way. A published plan is owned by its node until
-/// the injector is freed, and a plan only runs while its injector is alive, so the reference is always
-/// valid when used; not retaining it keeps every resolution free of reference-count traffic on shared
-/// plans, which would otherwise bounce their cache lines between threads resolving the same graph.
+/// A published plan or node is owned by its injector's registry until the injector is freed, and a plan
+/// only runs while its injector is alive, so the reference is always valid when used; not retaining it
+/// keeps every resolution free of reference-count traffic on shared objects, which would otherwise
+/// bounce their cache lines between threads resolving the same graph.
+///
+/// Reading the node directly skips two calls and the plan's and step's cache lines for the most common
+/// dependencies, the leaves of a graph. What it reads, and what it checks, is decided when the dependent
+/// is linked and kept in the reference's low bits (a node's address is 16-byte aligned), so that the
+/// parameter-pack plan, whose code is not specialized for the dependency's type, decodes it with the
+/// same few comparisons as the specialized fixed-arity plans:
+/// the tags of ``ReferenceTag``.
 @usableFromInline
 struct PlanReference<T>: Sendable {
-    @usableFromInline let plan: Unmanaged<Plan<T>>
+    /// The address with the tags of ``ReferenceTag`` in its low bits.
+    @usableFromInline let bits: UInt
 
+    /// A reference to a published plan.
     @inlinable
     init(_ plan: Plan<T>) {
-        self.plan = Unmanaged.passUnretained(plan)
+        self.bits = UInt(bitPattern: Unmanaged.passUnretained(plan).toOpaque())
     }
 
+    /// A reference to a published plan, given unretained.
     @inlinable
     init(_ plan: Unmanaged<Plan<T>>) {
-        self.plan = plan
+        self.bits = UInt(bitPattern: plan.toOpaque())
+    }
+
+    /// A reference that reads `node` directly, with the given tags (see above); the node is linked.
+    init(node: Node<T>, tags: UInt) {
+        self.bits = UInt(bitPattern: Unmanaged.passUnretained(node).toOpaque()) | ReferenceTag.node | tags
     }
 
     /// Builds the value.
-    @inlinable
+    @inlinable @inline(__always)
     func make(_ context: ResolutionContext) throws(ProvisionError) -> T {
-        let result = plan._withUnsafeGuaranteedRef { plan in
-            Result { () throws(ProvisionError) in try plan.make(context) }
-        }
-        return try result.get()
+        try PlanReference.make(bits, context)
     }
 
     /// Builds a dependency of `dependent`: on failure, records `dependent` on the error's path.
-    @inlinable
+    @inlinable @inline(__always)
     func make(_ context: ResolutionContext, for dependent: BindingKey) throws(ProvisionError) -> T {
-        let result = plan._withUnsafeGuaranteedRef { plan in
-            Result { () throws(ProvisionError) in try plan.make(context) }
-        }
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw error.prepending(dependent)
+        do {
+            return try make(context)
+        } catch {
+            throw error.prepending(dependent)
         }
     }
+
+    /// Builds the value of the reference whose bits are `bits` (see above).
+    ///
+    /// Names no generic type but `T` itself, `Node<T>` and `Plan<T>` (whose fields lie at fixed offsets
+    /// whatever `T` is), and casts nothing at run time: the parameter-pack plan runs it for dependencies
+    /// whose types its code doesn't know statically, where any other generic type would be
+    /// instantiated at run time on every request.
+    @inlinable @inline(__always)
+    static func make(_ bits: UInt, _ context: ResolutionContext) throws(ProvisionError) -> T {
+        let address = UnsafeRawPointer(bitPattern: bits & ~ReferenceTag.mask).unsafelyUnwrapped
+        do {
+            if bits & ReferenceTag.node == 0 {
+                return try Unmanaged<Plan<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { try $0.make(context) }
+            }
+            return try Unmanaged<Node<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { node in
+                if bits & ReferenceTag.instance != 0 {
+                    // A built singleton's cell holds a retained reference to its instance (see
+                    // `InstanceCell.value`); while it is empty, the plan builds it behind its gate.
+                    if let instance = UnsafeRawPointer(
+                        bitPattern: node.cell.unsafelyUnwrapped.box.load(ordering: .acquiring))
+                    {
+                        return unsafeBitCast(instance, to: T.self)
+                    }
+                    guard let plan = node.plan else { return try node.linkAndMake(context) }
+                    return try plan.make(context)
+                }
+                let value: T
+                do {
+                    value = try node.directFactory()
+                } catch {
+                    throw ProvisionError.thrown(by: node.key, error)
+                }
+                if bits & ReferenceTag.classCheck != 0,
+                    TypeShape.classWord(of: value) != node.directClass.load(ordering: .relaxed)
+                {
+                    try node.injectDirectlyBuilt(unsafeBitCast(value, to: AnyObject.self), context)
+                }
+                return value
+            }
+        } catch let error as ProvisionError {
+            throw error
+        } catch {
+            // Not reached: everything above throws ProvisionError (the closures lose the type).
+            throw ProvisionError.thrown(by: BindingKey(T.self), error)
+        }
+    }
+}
+
+/// The tags in the low bits of a ``PlanReference`` (not nested in it: a generic type's static members
+/// would need its metadata at run time).
+@usableFromInline
+enum ReferenceTag {
+    /// The address is a `Node<T>`'s, not a `Plan<T>`'s.
+    @inlinable static var node: UInt { 1 }
+    /// With ``node``: a singleton or instance binding of a reference type, read from its cell's word.
+    @inlinable static var instance: UInt { 2 }
+    /// With ``node`` alone: a direct transient whose instances may be of a subclass that declares
+    /// injected properties, checked like ``Node/makeDirectly(_:)`` checks them.
+    @inlinable static var classCheck: UInt { 4 }
+    /// Every tag bit (a node's address is 16-byte aligned).
+    @inlinable static var mask: UInt { 15 }
 }

@@ -72,7 +72,7 @@ extension Recipe {
                 let step = ConstructorStepPack<repeat each D, T>(key: node.key, f: f, injection: injection.dynamic)
                 var index = 0
                 for type in repeat (each D).self {
-                    step.plans[index] = UnsafeRawPointer(try linker.plan(for: type, below: node).plan.toOpaque())
+                    step.plans[index] = try linker.plan(for: type, below: node).bits
                     index += 1
                 }
                 return node.scopedConstruction(
@@ -94,25 +94,19 @@ extension Recipe {
         )
     }
 
-    /// Builds the dependency at `index` of a ``ConstructorStepPack``'s plans (a `Plan<D>`), and moves
-    /// `index` to the next one. Generic only over the element's type, whose metadata the pack carries:
-    /// it names no other generic type, so the pack's expansion instantiates nothing at run time.
+    /// Builds the dependency at `index` of a ``ConstructorStepPack``'s plans (a ``PlanReference`` to a
+    /// `Plan<D>` or a `Node<D>`), and moves `index` to the next one. Generic only over the element's
+    /// type, whose metadata the pack carries: it names no other generic type and casts nothing, so the
+    /// pack's expansion instantiates nothing at run time.
     @inlinable @inline(__always)
     static func dependency<D>(
-        _ plans: UnsafeMutablePointer<UnsafeRawPointer>,
+        _ plans: UnsafeMutablePointer<UInt>,
         _ index: inout Int,
         _ context: ResolutionContext
     ) throws(ProvisionError) -> D {
-        let plan = Unmanaged<Plan<D>>.fromOpaque(plans[index])
+        let bits = plans[index]
         index += 1
-        do {
-            return try plan._withUnsafeGuaranteedRef { try $0.make(context) }
-        } catch let error as ProvisionError {
-            throw error
-        } catch {
-            // Not reached: a plan throws only ProvisionError (the closure above loses the type).
-            throw ProvisionError.thrown(by: BindingKey(D.self), error)
-        }
+        return try PlanReference<D>.make(bits, context)
     }
 
     /// A closure binding: the closure resolves what it needs through the ``Resolver`` it is given.
