@@ -27,6 +27,9 @@ done
 log "Formatting (swift format lint --strict)"
 swift format lint --strict --recursive Sources Tests Benchmarks || fatal "formatting: run 'swift format format -i -r Sources Tests Benchmarks'"
 
+log "Generated sources are current (Scripts/generate-arities.py --check)"
+Scripts/generate-arities.py --check || fatal "the fixed-arity sources differ from Scripts/generate-arities.py's output: run it"
+
 log "Source rules for the library"
 # No crash on a path user input can reach: no try!, as!, fatalError in the library.
 if grep -rEn 'try!|as! |fatalError\(' Sources/Provision --include='*.swift' | grep -vE '^\S+:\s*///'; then

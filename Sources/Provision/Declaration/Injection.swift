@@ -27,24 +27,6 @@ public struct Injection<T> {
         self.init(recipe: .constructor(factory))
     }
 
-    /// Declares a factory of one dependency.
-    @inlinable
-    public init<A>(_ factory: @escaping @Sendable (consuming A) throws -> T) {
-        self.init(recipe: .constructor(factory))
-    }
-
-    /// Declares a factory of two dependencies.
-    @inlinable
-    public init<A, B>(_ factory: @escaping @Sendable (consuming A, consuming B) throws -> T) {
-        self.init(recipe: .constructor(factory))
-    }
-
-    /// Declares a factory of three dependencies.
-    @inlinable
-    public init<A, B, C>(_ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T) {
-        self.init(recipe: .constructor(factory))
-    }
-
     /// Declares a closure that resolves what it needs through the given ``Resolver``.
     @inlinable
     public init(_ provider: @escaping @Sendable (Resolver) throws -> T) {

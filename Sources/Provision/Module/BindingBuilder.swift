@@ -31,64 +31,15 @@ public struct BindingBuilder<T> {
         return ScopeBuilder(binder: binder, index: index)
     }
 
-    // Fixed-arity forms of `to(_:)` for constructors with up to four parameters: the same behaviour,
-    // faster resolution (see Recipe+Arity.swift). Overload resolution prefers them to the pack form.
+    // Fixed-arity forms of `to(_:)` for constructors with up to twelve parameters are in
+    // `BindingBuilder+Arity.swift` (generated): the same behaviour, faster resolution. Overload
+    // resolution prefers them to the pack form, which takes every other arity.
 
     /// Binds to a function with no parameters. See ``to(_:)``.
     @inlinable
     @discardableResult
     public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.constructor(factory).constructingAsynchronously(factory), at: index)
-        return ScopeBuilder(binder: binder, index: index)
-    }
-
-    /// Binds to a function of one dependency. See ``to(_:)``.
-    @inlinable
-    @discardableResult
-    public func to<A>(_ factory: @escaping @Sendable (consuming A) throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A) in try factory(a) },
-            at: index
-        )
-        return ScopeBuilder(binder: binder, index: index)
-    }
-
-    /// Binds to a function of two dependencies. See ``to(_:)``.
-    @inlinable
-    @discardableResult
-    public func to<A, B>(_ factory: @escaping @Sendable (consuming A, consuming B) throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B) in try factory(a, b) },
-            at: index
-        )
-        return ScopeBuilder(binder: binder, index: index)
-    }
-
-    /// Binds to a function of three dependencies. See ``to(_:)``.
-    @inlinable
-    @discardableResult
-    public func to<A, B, C>(_ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T)
-        -> ScopeBuilder<T>
-    {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B, c: C) in try factory(a, b, c) },
-            at: index
-        )
-        return ScopeBuilder(binder: binder, index: index)
-    }
-
-    /// Binds to a function of four dependencies. See ``to(_:)``.
-    @inlinable
-    @discardableResult
-    public func to<A, B, C, D>(
-        _ factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
-    ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B, c: C, d: D) in
-                try factory(a, b, c, d)
-            },
-            at: index
-        )
         return ScopeBuilder(binder: binder, index: index)
     }
 

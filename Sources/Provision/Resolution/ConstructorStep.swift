@@ -1,4 +1,5 @@
-// What a constructor plan needs when it runs: the binding's key, the plans of its dependencies and the
+// What a constructor plan needs when it runs (the steps with dependencies are generated, in
+// `ConstructorStep+Arity.swift`): the binding's key, the plans of its dependencies and the
 // user's initializer, held by one object per plan.
 //
 // A closure that captures several values gets a context box plus a generated forwarder that unpacks
@@ -27,112 +28,6 @@ final class ConstructorStep0<T>: Sendable {
     @inlinable
     init(key: BindingKey, f: @escaping @Sendable () throws -> T, injection: PropertyInjection?) {
         self.key = key
-        self.f = f
-        self.injection = injection
-    }
-}
-
-/// The captured state of a constructor plan with one dependency.
-@usableFromInline
-final class ConstructorStep1<A, T>: Sendable {
-    @usableFromInline let key: BindingKey
-    @usableFromInline let a: PlanReference<A>
-    @usableFromInline let f: @Sendable (consuming A) throws -> T
-    @usableFromInline let injection: PropertyInjection?
-
-    @inlinable
-    init(
-        key: BindingKey,
-        a: PlanReference<A>,
-        f: @escaping @Sendable (consuming A) throws -> T,
-        injection: PropertyInjection?
-    ) {
-        self.key = key
-        self.a = a
-        self.f = f
-        self.injection = injection
-    }
-}
-
-/// The captured state of a constructor plan with two dependencies.
-@usableFromInline
-final class ConstructorStep2<A, B, T>: Sendable {
-    @usableFromInline let key: BindingKey
-    @usableFromInline let a: PlanReference<A>
-    @usableFromInline let b: PlanReference<B>
-    @usableFromInline let f: @Sendable (consuming A, consuming B) throws -> T
-    @usableFromInline let injection: PropertyInjection?
-
-    @inlinable
-    init(
-        key: BindingKey,
-        a: PlanReference<A>,
-        b: PlanReference<B>,
-        f: @escaping @Sendable (consuming A, consuming B) throws -> T,
-        injection: PropertyInjection?
-    ) {
-        self.key = key
-        self.a = a
-        self.b = b
-        self.f = f
-        self.injection = injection
-    }
-}
-
-/// The captured state of a constructor plan with three dependencies.
-@usableFromInline
-final class ConstructorStep3<A, B, C, T>: Sendable {
-    @usableFromInline let key: BindingKey
-    @usableFromInline let a: PlanReference<A>
-    @usableFromInline let b: PlanReference<B>
-    @usableFromInline let c: PlanReference<C>
-    @usableFromInline let f: @Sendable (consuming A, consuming B, consuming C) throws -> T
-    @usableFromInline let injection: PropertyInjection?
-
-    @inlinable
-    init(
-        key: BindingKey,
-        a: PlanReference<A>,
-        b: PlanReference<B>,
-        c: PlanReference<C>,
-        f: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T,
-        injection: PropertyInjection?
-    ) {
-        self.key = key
-        self.a = a
-        self.b = b
-        self.c = c
-        self.f = f
-        self.injection = injection
-    }
-}
-
-/// The captured state of a constructor plan with four dependencies.
-@usableFromInline
-final class ConstructorStep4<A, B, C, D, T>: Sendable {
-    @usableFromInline let key: BindingKey
-    @usableFromInline let a: PlanReference<A>
-    @usableFromInline let b: PlanReference<B>
-    @usableFromInline let c: PlanReference<C>
-    @usableFromInline let d: PlanReference<D>
-    @usableFromInline let f: @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
-    @usableFromInline let injection: PropertyInjection?
-
-    @inlinable
-    init(
-        key: BindingKey,
-        a: PlanReference<A>,
-        b: PlanReference<B>,
-        c: PlanReference<C>,
-        d: PlanReference<D>,
-        f: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T,
-        injection: PropertyInjection?
-    ) {
-        self.key = key
-        self.a = a
-        self.b = b
-        self.c = c
-        self.d = d
         self.f = f
         self.injection = injection
     }
