@@ -125,7 +125,14 @@ def recipes():
                     "                BindingKey({}.self){}".format(name, "," if index < n - 1 else ",")
                 )
             lines.append("            ]),")
-        lines.append("            link: { linker, node throws(ProvisionError) in")
+        lines.append("            link: { pass, node throws(ProvisionError) in")
+        closure_params = ", ".join("v{}: {}".format(name.lower(), name) for name in params)
+        call = "try f({})".format(", ".join("v" + name.lower() for name in params))
+        lines.append("                guard case .sync(let linker) = pass else {")
+        lines.append("                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).")
+        lines.append("                    return try constructingAsynchronously({{ ({}) in {} }}, pass, node)".format(
+            closure_params, call))
+        lines.append("                }")
         lines.append("                let injection = try node.constructionInjection(linker: linker)")
         lines.append("                let step = ConstructorStep{}(".format(n))
         lines.append("                    key: node.key,")
@@ -134,7 +141,7 @@ def recipes():
         lines.append("                    factory: f,")
         lines.append("                    injection: injection.dynamic")
         lines.append("                )")
-        lines.append("                return node.scopedConstruction(")
+        lines.append("                let plan = node.scopedConstruction(")
         lines.append("                    Plan { [step] context throws(ProvisionError) in")
         for name in params:
             lines.append(
@@ -153,6 +160,7 @@ def recipes():
         lines.append("                    },")
         lines.append("                    injection")
         lines.append("                )")
+        lines.append("                return .sync(plan)")
         lines.append("            },")
         lines.append("            instance: nil")
         lines.append("        )")
@@ -183,21 +191,7 @@ def builders():
         lines.append("    public func to{}(".format(generics(n)))
         lines.append("        _ factory: @escaping @Sendable {} throws -> T".format(function_type(n)))
         lines.append("    ) -> ScopeBuilder<T> {")
-        closure_params = ", ".join("{}: {}".format(name.lower(), name) for name in params)
-        call = "try factory({})".format(", ".join(name.lower() for name in params))
-        lines.append("        binder.setRecipe(")
-        inner = "            Recipe.constructor(factory).constructingAsynchronously {{ ({}) in {} }},".format(
-            closure_params, call
-        )
-        if len(inner) <= 120:
-            lines.append(inner)
-        else:
-            lines.append("            Recipe.constructor(factory).constructingAsynchronously {")
-            lines.append("                ({}) in".format(closure_params))
-            lines.append("                {}".format(call))
-            lines.append("            },")
-        lines.append("            at: index")
-        lines.append("        )")
+        lines.append("        binder.setRecipe(Recipe.constructor(factory), at: index)")
         lines.append("        return ScopeBuilder(binder: binder, index: index)")
         lines.append("    }")
         lines.append("")

@@ -30,8 +30,8 @@ extension Injector {
         try StackGuard.check(key)
         // Built only for an error: formatting type names costs microseconds.
         var given: String { ArgumentFactory<T, repeat each Argument>.signature }
-        guard let info = node.arguments else {
-            if let forwarding = node.forwarding {
+        guard let info = node.options?.arguments else {
+            if let forwarding = node.options?.forwarding {
                 // Linking the delegation checks its chain of targets for a cycle (which forwarding the
                 // arguments from one target to the next would otherwise follow forever).
                 if !node.isLinked { _ = try Linker().link(node) }

@@ -5,13 +5,14 @@ extension Recipe {
         let signature = ArgumentFactory<T, repeat each Argument>.signature
         var recipe = Recipe(
             dependencies: factory.dependencies.map(Dependencies.declared) ?? .dynamic,
-            link: { _, node in
+            link: { pass, node in
+                guard case .sync = pass else { return .noAsyncForm }
                 let key = node.key
                 let injector = node.injector
                 // As for a closure binding: a singleton's build pushed the key already.
                 let tracksPath = node.scope.kind == .transient
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
-                return node.scoped(
+                let plan = node.scoped(
                     Plan { [unowned injector] context throws(ProvisionError) in
                         // The factory resolves through its resolver, like a closure binding: check
                         // that it isn't re-entering itself and that the stack holds another level.
@@ -34,10 +35,13 @@ extension Recipe {
                         )
                     }
                 )
+                return .sync(plan)
             },
             instance: nil
         )
-        recipe.arguments = ArgumentInfo(factory: factory, signature: signature, hasDefaults: factory.defaults != nil)
+        recipe.options = RecipeOptions(
+            arguments: ArgumentInfo(factory: factory, signature: signature, hasDefaults: factory.defaults != nil)
+        )
         return recipe
     }
 

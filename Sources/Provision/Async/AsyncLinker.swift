@@ -26,10 +26,10 @@ struct AsyncLinker: Sendable {
         guard traits.contains(.needsAsync) || traits.contains(.hasGate) else {
             return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
         }
-        if let asyncLink = node.asyncLink {
-            // Linking recurses once per level of the async part of the graph.
-            try StackGuard.check(node.key)
-            return node.publishAsync(try asyncLink(self, node))
+        // Linking recurses once per level of the async part of the graph.
+        try StackGuard.check(node.key)
+        if case .async(let plan) = try node.link(.async(self), node) {
+            return node.publishAsync(plan)
         }
         guard !traits.contains(.needsAsync) else {
             throw ProvisionError.asyncUnsupported(node.key)

@@ -7,32 +7,36 @@ extension Recipe {
     static func asyncClosure(_ body: @escaping @Sendable (Resolver) async throws -> T) -> Recipe {
         var recipe = Recipe(
             dependencies: .dynamic,
-            link: { _, node in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync = pass else { return closingAsynchronously(body, node) }
                 let key = node.key
-                return Plan { _ throws(ProvisionError) in
-                    throw ProvisionError.requiresAsync(key, dependency: key, path: [key])
-                }
+                return .sync(
+                    Plan { _ throws(ProvisionError) in
+                        throw ProvisionError.requiresAsync(key, dependency: key, path: [key])
+                    }
+                )
             },
             instance: nil
         )
         recipe.isAsync = true
-        recipe.asyncLink = closingAsynchronously(body)
         return recipe
     }
 
-    /// The async plan of a closure binding, async or synchronous: the closure runs with a ``Resolver``
-    /// for the binding's path (a synchronous closure's own requests stay synchronous), and a request for
-    /// the binding's singleton or scoped instance suspends while another request builds it. Not
-    /// inlinable, like ``constructingAsynchronously(_:)``.
+    /// The async plan of a closure binding, async or synchronous (the async pass of its link): the
+    /// closure runs with a ``Resolver`` for the binding's path (a synchronous closure's own requests stay
+    /// synchronous), and a request for the binding's singleton or scoped instance suspends while another
+    /// request builds it. Not inlinable, like ``constructingAsynchronously(_:_:_:)``.
     @usableFromInline
-    static func closingAsynchronously(_ body: @escaping @Sendable (Resolver) async throws -> T) -> AsyncLink {
-        { _, node in
-            let key = node.key
-            let injector = node.injector
-            // A singleton's or scoped instance's build pushes its key itself (see InstanceCell.buildAsync).
-            let tracksPath = node.scope.kind == .transient
-            // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
-            return node.scopedAsync(
+    static func closingAsynchronously(_ body: @escaping @Sendable (Resolver) async throws -> T, _ node: Node<T>)
+        -> LinkedPlan<T>
+    {
+        let key = node.key
+        let injector = node.injector
+        // A singleton's or scoped instance's build pushes its key itself (see InstanceCell.buildAsync).
+        let tracksPath = node.scope.kind == .transient
+        // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
+        return .async(
+            node.scopedAsync(
                 AsyncPlan { [unowned injector] context throws(ProvisionError) in
                     let inner = try context.enteringClosure(key, tracksPath: tracksPath)
                     // The closure may resolve synchronous plans on this thread's stack.
@@ -44,21 +48,26 @@ extension Recipe {
                     }
                 }
             )
-        }
+        )
     }
 
-    /// The same constructor recipe, able to build asynchronously when one of its dependencies has an
-    /// async factory. Not inlinable on purpose: the async path is the rare one, and specializing it at
-    /// every binding would double the code each `to(...)` generates.
+    /// The async plan of a constructor binding (the async pass of its link, when one of its dependencies
+    /// has an async factory or a gate): the dependencies through their async plans, then `f`. Not
+    /// inlinable on purpose: the async path is the rare one, and specializing it at every binding would
+    /// double the code each `to(...)` generates.
     @usableFromInline
-    func constructingAsynchronously<each D>(_ f: @escaping @Sendable (repeat each D) throws -> T) -> Recipe {
-        var recipe = self
-        recipe.asyncLink = { linker, node throws(ProvisionError) in
-            let key = node.key
-            let plans = (repeat try linker.plan(for: (each D).self, below: node))
-            // The synchronous linker linked the node first, and the properties' bindings with it.
-            let injection = try node.constructionInjection()
-            return node.scopedAsync(
+    static func constructingAsynchronously<each D>(
+        _ f: @escaping @Sendable (repeat each D) throws -> T,
+        _ pass: LinkPass,
+        _ node: Node<T>
+    ) throws(ProvisionError) -> LinkedPlan<T> {
+        guard case .async(let linker) = pass else { return .noAsyncForm }
+        let key = node.key
+        let plans = (repeat try linker.plan(for: (each D).self, below: node))
+        // The synchronous linker linked the node first, and the properties' bindings with it.
+        let injection = try node.constructionInjection()
+        return .async(
+            node.scopedAsync(
                 node.injectingPropertiesAsync(
                     AsyncPlan { context throws(ProvisionError) in
                         let values = (repeat try await (each plans).make(context, for: key))
@@ -67,45 +76,49 @@ extension Recipe {
                     injection
                 )
             )
-        }
-        return recipe
+        )
     }
 }
 
 extension Recipe {
-    /// The async link of a multibinding collection: each element through its own async plan.
-    static func collectingAsynchronously<Element>(_ elements: [BindingKey], of type: Element.Type) -> AsyncLink
-    where T == [Element] {
-        { linker, node throws(ProvisionError) in
-            let key = node.key
-            var plans: [AsyncPlan<Element>] = []
-            for element in elements {
-                plans.append(try linker.plan(for: element, as: Element.self, below: node))
-            }
-            let linked = plans
-            return node.scopedAsync(
-                AsyncPlan { context throws(ProvisionError) in
-                    var values: [Element] = []
-                    values.reserveCapacity(linked.count)
-                    for plan in linked {
-                        values.append(try await plan.make(context, for: key))
-                    }
-                    return values
-                }
-            )
+    /// The async plan of a multibinding collection: each element through its own async plan.
+    static func collectingAsynchronously<Element>(
+        _ elements: [BindingKey],
+        of type: Element.Type,
+        _ linker: AsyncLinker,
+        _ node: Node<T>
+    ) throws(ProvisionError) -> AsyncPlan<T> where T == [Element] {
+        let key = node.key
+        var plans: [AsyncPlan<Element>] = []
+        for element in elements {
+            plans.append(try linker.plan(for: element, as: Element.self, below: node))
         }
+        let linked = plans
+        return node.scopedAsync(
+            AsyncPlan { context throws(ProvisionError) in
+                var values: [Element] = []
+                values.reserveCapacity(linked.count)
+                for plan in linked {
+                    values.append(try await plan.make(context, for: key))
+                }
+                return values
+            }
+        )
     }
 
-    /// The async link of a delegating binding: the target through its async plan, then the conversion.
-    static func delegatingAsynchronously<Target>(to target: BindingKey, as type: Target.Type) -> AsyncLink {
-        { linker, node throws(ProvisionError) in
-            let key = node.key
-            let plan = try linker.plan(for: target, as: type, below: node)
-            return node.scopedAsync(
-                AsyncPlan { context throws(ProvisionError) in
-                    try converted(try await plan.make(context, for: key), key: key)
-                }
-            )
-        }
+    /// The async plan of a delegating binding: the target through its async plan, then the conversion.
+    static func delegatingAsynchronously<Target>(
+        to target: BindingKey,
+        as type: Target.Type,
+        _ linker: AsyncLinker,
+        _ node: Node<T>
+    ) throws(ProvisionError) -> AsyncPlan<T> {
+        let key = node.key
+        let plan = try linker.plan(for: target, as: type, below: node)
+        return node.scopedAsync(
+            AsyncPlan { context throws(ProvisionError) in
+                try converted(try await plan.make(context, for: key), key: key)
+            }
+        )
     }
 }

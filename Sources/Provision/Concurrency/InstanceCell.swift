@@ -16,10 +16,10 @@ final class InstanceCell<T> {
     /// The key of the singleton binding this cell belongs to.
     let key: BindingKey
 
-    /// The injector whose registry holds this key's gate. Unowned: the injector owns the node, which
-    /// owns the cell (a scope's cells are owned by the scope, which holds the injector); a plan only
-    /// runs while its injector is held (see `Node.injector`).
-    unowned let injector: Injector
+    /// The injector whose registry holds this key's gate. Unowned and unchecked, like `Node.injector`:
+    /// the injector owns the node, which owns the cell (a scope's cells are owned by the scope, which
+    /// holds the injector); a plan only runs while its injector is held.
+    unowned(unsafe) let injector: Injector
 
     /// Where a built instance is recorded, in creation order, for disposal and for the lifecycle: the
     /// injector's record for singletons. `nil` for a scoped instance, which its ``ServiceScope`` records
@@ -33,6 +33,7 @@ final class InstanceCell<T> {
     /// Whether the instance was given when the binding was declared (an instance binding).
     @usableFromInline private(set) var isPrebuilt = false
 
+    @usableFromInline
     init(key: BindingKey, injector: Injector, recorder: InstanceRecorder?, isScoped: Bool) {
         self.key = key
         self.injector = injector
@@ -81,6 +82,7 @@ final class InstanceCell<T> {
 
     /// Publishes an instance binding's value, before the cell is shared with any other thread. The value
     /// was made by the caller, so it is not recorded for disposal.
+    @usableFromInline
     func prebuild(_ value: T) {
         isPrebuilt = true
         box.store(Self.stored(value), ordering: .releasing)

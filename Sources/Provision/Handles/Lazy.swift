@@ -183,10 +183,11 @@ extension Lazy: SyntheticDependency {
         let target = BindingKey(T.self, named: key.name)
         return Recipe<Lazy<T>>(
             dependencies: .deferred([target]),
-            link: { _, node in
+            link: { pass, node in
+                guard case .sync = pass else { return .noAsyncForm }
                 let injector = WeakInjector(node.injector)
                 // A new handle per injection: each dependent resolves its own value once.
-                return Plan { _ in Lazy(provider: Provider(injector: injector, key: target)) }
+                return .sync(Plan { _ in Lazy(provider: Provider(injector: injector, key: target)) })
             },
             instance: nil
         )

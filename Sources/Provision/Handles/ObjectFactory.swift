@@ -39,9 +39,10 @@ extension ObjectFactory: SyntheticDependency {
     static func syntheticRecipe(for key: BindingKey) -> Any {
         Recipe<ObjectFactory>(
             dependencies: .known([]),
-            link: { _, node in
+            link: { pass, node in
+                guard case .sync = pass else { return .noAsyncForm }
                 let factory = ObjectFactory(injector: WeakInjector(node.injector))
-                return Plan { _ in factory }
+                return .sync(Plan { _ in factory })
             },
             instance: nil
         )

@@ -49,9 +49,10 @@ extension Provider: SyntheticDependency {
         let target = BindingKey(T.self, named: key.name)
         return Recipe<Provider<T>>(
             dependencies: .deferred([target]),
-            link: { _, node in
+            link: { pass, node in
+                guard case .sync = pass else { return .noAsyncForm }
                 let provider = Provider(injector: WeakInjector(node.injector), key: target)
-                return Plan { _ in provider }
+                return .sync(Plan { _ in provider })
             },
             instance: nil
         )

@@ -39,7 +39,7 @@ public final class Injector: Sendable {
     @usableFromInline let parent: Injector?
 
     /// Started services, built singletons, and whether the injector still builds (see `shutdown()`).
-    let lifecycle = InjectorLifecycle()
+    @usableFromInline let lifecycle = InjectorLifecycle()
 
     /// Creates an injector from modules, configuring them in order, then builds its eager singletons.
     ///
@@ -88,13 +88,8 @@ public final class Injector: Sendable {
             eager += eagerKeys
             // Indexed, not iterated: reading the fields doesn't copy each whole record.
             for index in records.indices {
-                if let node = records[index].makeNode?(
-                    records[index].key,
-                    records[index].location,
-                    self,
-                    records[index].scope,
-                    records[index].hooks
-                ) {
+                if let node = records[index].node {
+                    node.attach(scope: records[index].scope, anyHooks: records[index].hooks)
                     nodes.add(node)
                 }
             }
@@ -175,7 +170,7 @@ public final class Injector: Sendable {
     private func configured(_ module: any Module, checkingDuplicates: Bool = false) throws(ProvisionError) -> (
         [Binder.Record], [Binder.EagerKey]
     ) {
-        let binder = Binder()
+        let binder = Binder(injector: self)
         do {
             try module.configure(binder)
         } catch {
@@ -185,7 +180,10 @@ public final class Injector: Sendable {
     }
 
     private func nodes(of records: [Binder.Record]) -> [any AnyNode] {
-        records.compactMap { record in record.makeNode?(record.key, record.location, self, record.scope, record.hooks) }
+        records.compactMap { record in
+            record.node?.attach(scope: record.scope, anyHooks: record.hooks)
+            return record.node
+        }
     }
 
     /// The eager key of a binding made with `asEagerSingleton()`: a node of this injector's modules.

@@ -7,6 +7,7 @@ import Synchronization
 /// ``beginBuild()``'s counter, then checks the closed flag; shutdown sets the flag, then waits for the
 /// counter to drain. With sequentially consistent atomics one of the two always sees the other, so no
 /// instance is built after shutdown has waited for the builds in flight.
+@usableFromInline
 final class InjectorLifecycle: Sendable {
     enum Phase: Sendable, Equatable {
         case idle
@@ -34,7 +35,7 @@ final class InjectorLifecycle: Sendable {
     }
 
     /// Singletons built by the injector, in creation order.
-    let recorder = InstanceRecorder(recordsAll: true)
+    @usableFromInline let recorder = InstanceRecorder(recordsAll: true)
     /// Protects the phase and the started services; held for bookkeeping only, never across a hook.
     let state = Locked(State())
 

@@ -6,6 +6,7 @@
 /// and draining are atomic with respect to each other: an instance recorded before the drain is handed
 /// to the drain (and disposed by the owner), and a recording attempted after it is refused, so the
 /// builder knows it must dispose the instance itself. Either way it is disposed exactly once.
+@usableFromInline
 final class InstanceRecorder: Sendable {
     /// How to dispose one recorded instance.
     enum Disposal: Sendable {

@@ -23,8 +23,12 @@ public final class Binder {
         let key: BindingKey
         let location: SourceLocation
         var scope: Scope = .transient
-        /// Creates the binding's node in an injector; `nil` until the binding gets a target.
-        var makeNode: NodeFactory?
+        /// The binding's node, made by `to(...)` or `toInstance(_:)` and completed with ``scope`` and
+        /// ``hooks`` when the injector installs it; `nil` until the binding gets a target, and in a
+        /// binder that only records keys (see ``hasTarget``).
+        var node: (any AnyNode)?
+        /// Whether the binding got a target.
+        var hasTarget = false
         /// Start and stop hooks declared on the binding (a `LifecycleHooks<T>`).
         var hooks: AnyLifecycleHooks?
         /// For bindings with arguments, the factory, so that `defaults(...)` can extend it.
@@ -42,7 +46,10 @@ public final class Binder {
         let makeCollection: ([BindingKey], SourceLocation, Injector) -> any AnyNode
     }
 
-    private(set) var records: [Record] = []
+    // The binder's state is used by the configuring thread only (a binder is not `Sendable`), so the
+    // run-time exclusivity checks of class properties, a call per access, are turned off: every
+    // binding writes its record several times (`bind`, `to`, `in`, hooks).
+    @exclusivity(unchecked) private(set) var records: [Record] = []
     /// A key marked eager: where it was marked, and how an injector finds its node.
     struct EagerKey {
         let key: BindingKey
@@ -53,15 +60,22 @@ public final class Binder {
     }
 
     /// Keys marked eager with ``eager(_:named:fileID:line:)``.
-    private(set) var eagerKeys: [EagerKey] = []
+    @exclusivity(unchecked) private(set) var eagerKeys: [EagerKey] = []
     /// Errors found while recording (for example an instance of the wrong type), reported when the
     /// module is installed.
-    private var errors: [ProvisionError] = []
+    @exclusivity(unchecked) private var errors: [ProvisionError] = []
     /// Numbers multibinding elements across all binders, so that elements of one collection declared in
     /// different modules never share a key (a later module would replace an earlier one's element).
     private static let elementCounter = Atomic<Int>(0)
 
-    init() {}
+    /// The injector the bindings' nodes are made for; `nil` for a binder that only records the keys a
+    /// module binds (see `Module.hasBinding(for:named:)`). Unowned and unchecked: the injector creates
+    /// the binder while it configures its modules, and outlives it.
+    @usableFromInline unowned(unsafe) let injector: Injector?
+
+    init(injector: Injector?) {
+        self.injector = injector
+    }
 
     /// Starts a binding for `type`, optionally named.
     ///
@@ -169,33 +183,25 @@ public final class Binder {
         key.name?.hasPrefix(elementNamePrefix) == true
     }
 
-    /// Makes a binding's node: from its key, location, injector, scope and lifecycle hooks.
-    @usableFromInline
-    typealias NodeFactory = (BindingKey, SourceLocation, Injector, Scope, AnyLifecycleHooks?) -> any AnyNode
-
-    /// Gives the binding at `index` its recipe.
+    /// Gives the binding at `index` its recipe: makes its node.
     ///
-    /// Inlinable so that the node factory is specialized where the binding is declared: creating the
-    /// injector then allocates each `Node<T>` without a run-time generic-metadata lookup.
+    /// Inlinable so that the node is made by code specialized where the binding is declared: creating
+    /// the injector then allocates each `Node<T>` without a run-time generic-metadata lookup, and
+    /// without a closure per binding to make it later.
     @inlinable
     func setRecipe<T>(_ recipe: Recipe<T>, at index: Int) {
-        setNodeFactory(at: index, argumentFactory: recipe.arguments?.factory) { key, location, injector, scope, hooks in
-            Node(
-                key: key,
-                scope: scope,
-                location: location,
-                recipe: recipe,
-                injector: injector,
-                hooks: hooks?.hooks as? LifecycleHooks<T>
-            )
+        var node: (any AnyNode)?
+        if let injector {
+            node = Node(key: key(at: index), location: location(at: index), recipe: recipe, injector: injector)
         }
+        setTarget(at: index, node: node, argumentFactory: recipe.options?.arguments?.factory)
     }
 
     @usableFromInline
-    func setNodeFactory(at index: Int, argumentFactory: (any Sendable & AnyObject)?, _ makeNode: @escaping NodeFactory)
-    {
+    func setTarget(at index: Int, node: (any AnyNode)?, argumentFactory: (any Sendable & AnyObject)?) {
         records[index].argumentFactory = argumentFactory
-        records[index].makeNode = makeNode
+        records[index].node = node
+        records[index].hasTarget = true
     }
 
     /// The argument factory recorded at `index`, if the binding there has one of that type.
@@ -223,10 +229,12 @@ public final class Binder {
         errors.append(error)
     }
 
+    @usableFromInline
     func location(at index: Int) -> SourceLocation {
         records[index].location
     }
 
+    @usableFromInline
     func key(at index: Int) -> BindingKey {
         records[index].key
     }
@@ -243,7 +251,7 @@ public final class Binder {
         for index in records.indices {
             let key = records[index].key
             let location = records[index].location
-            guard records[index].makeNode != nil else {
+            guard records[index].hasTarget else {
                 throw ProvisionError.incompleteBinding(key, at: location)
             }
             if checkingDuplicates, let first = seen.updateValue(location, forKey: key) {

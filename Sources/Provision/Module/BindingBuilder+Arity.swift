@@ -15,10 +15,7 @@ extension BindingBuilder {
     public func to<A>(
         _ factory: @escaping @Sendable (consuming A) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A) in try factory(a) },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -33,10 +30,7 @@ extension BindingBuilder {
     public func to<A, B>(
         _ factory: @escaping @Sendable (consuming A, consuming B) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B) in try factory(a, b) },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -51,10 +45,7 @@ extension BindingBuilder {
     public func to<A, B, C>(
         _ factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously { (a: A, b: B, c: C) in try factory(a, b, c) },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -69,13 +60,7 @@ extension BindingBuilder {
     public func to<A, B, C, D>(
         _ factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D) in
-                try factory(a, b, c, d)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -90,13 +75,7 @@ extension BindingBuilder {
     public func to<A, B, C, D, E>(
         _ factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E) in
-                try factory(a, b, c, d, e)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -113,13 +92,7 @@ extension BindingBuilder {
             @escaping @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E, consuming F) throws ->
             T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F) in
-                try factory(a, b, c, d, e, f)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -137,13 +110,7 @@ extension BindingBuilder {
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G
             ) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F, g: G) in
-                try factory(a, b, c, d, e, f, g)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -161,13 +128,7 @@ extension BindingBuilder {
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H
             ) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H) in
-                try factory(a, b, c, d, e, f, g, h)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -186,13 +147,7 @@ extension BindingBuilder {
                 consuming I
             ) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I) in
-                try factory(a, b, c, d, e, f, g, h, i)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -211,13 +166,7 @@ extension BindingBuilder {
                 consuming I, consuming J
             ) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J) in
-                try factory(a, b, c, d, e, f, g, h, i, j)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -236,13 +185,7 @@ extension BindingBuilder {
                 consuming I, consuming J, consuming K
             ) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K) in
-                try factory(a, b, c, d, e, f, g, h, i, j, k)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -261,13 +204,7 @@ extension BindingBuilder {
                 consuming I, consuming J, consuming K, consuming L
             ) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(
-            Recipe.constructor(factory).constructingAsynchronously {
-                (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L) in
-                try factory(a, b, c, d, e, f, g, h, i, j, k, l)
-            },
-            at: index
-        )
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 }

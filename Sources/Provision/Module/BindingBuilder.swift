@@ -27,7 +27,7 @@ public struct BindingBuilder<T> {
     public func to<each Dependency>(
         _ factory: @escaping @Sendable (repeat each Dependency) throws -> T
     ) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory).constructingAsynchronously(factory), at: index)
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 
@@ -39,7 +39,7 @@ public struct BindingBuilder<T> {
     @inlinable
     @discardableResult
     public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory).constructingAsynchronously(factory), at: index)
+        binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
 

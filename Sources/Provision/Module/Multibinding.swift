@@ -2,30 +2,34 @@ extension Recipe {
     /// The collection of a multibinding: builds every element, in binding order.
     static func collection<Element>(of type: Element.Type, elements: [BindingKey]) -> Recipe
     where T == [Element] {
-        var recipe = Recipe(
+        Recipe(
             dependencies: .known(elements),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    guard case .async(let linker) = pass else { return .noAsyncForm }
+                    return .async(try collectingAsynchronously(elements, of: Element.self, linker, node))
+                }
                 let key = node.key
                 var plans: [PlanReference<Element>] = []
                 for element in elements {
                     plans.append(try linker.plan(for: element, as: Element.self, below: node))
                 }
                 let linked = plans
-                return node.scoped(
-                    Plan { context throws(ProvisionError) in
-                        var values: [Element] = []
-                        values.reserveCapacity(linked.count)
-                        for plan in linked {
-                            values.append(try plan.make(context, for: key))
+                return .sync(
+                    node.scoped(
+                        Plan { context throws(ProvisionError) in
+                            var values: [Element] = []
+                            values.reserveCapacity(linked.count)
+                            for plan in linked {
+                                values.append(try plan.make(context, for: key))
+                            }
+                            return values
                         }
-                        return values
-                    }
+                    )
                 )
             },
             instance: nil
         )
-        recipe.asyncLink = collectingAsynchronously(elements, of: Element.self)
-        return recipe
     }
 }
 

@@ -139,7 +139,9 @@ final class Linker {
         }
         let missingBefore = missing.count
         dependencyTraits.append(LinkedDependencies())
-        var plan = try node.link(self, node)
+        guard case .sync(var plan) = try node.link(.sync(self), node) else {
+            preconditionFailure("a recipe's link answered the synchronous pass without a plan")
+        }
         let dependencies = dependencyTraits.removeLast()
         var height = 0
         if let heights = dependencies.heights {

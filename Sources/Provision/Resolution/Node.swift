@@ -42,6 +42,10 @@ protocol AnyNode: AnyObject, Sendable {
     /// How to start and stop the built singleton, if it has hooks or is a ``ManagedService``; `nil` when
     /// it has neither or is not built.
     func lifecycleActions() -> LifecycleActions?
+
+    /// Completes the node with its binding's scope and hooks, before it is installed (see
+    /// ``Node/attach(scope:hooks:)``).
+    func attach(scope: Scope, anyHooks: AnyLifecycleHooks?)
 }
 
 /// What linking found about a node's static subgraph, published with its plan.
@@ -76,7 +80,11 @@ final class Node<T>: AnyNode {
     ///
     /// Only singletons have one (instance bindings are singletons): a transient node allocates no cell,
     /// and its requests skip the cell's cache line.
-    @usableFromInline let cell: InstanceCell<T>?
+    ///
+    /// Set when the node is created (an instance binding) or attached to its scope (``attach(scope:hooks:)``,
+    /// before the node is installed, which publishes it to other threads); never changed afterwards. The
+    /// run-time exclusivity check of a class's `var`, a call per access, is off: every request reads it.
+    @exclusivity(unchecked) @usableFromInline private(set) var cell: InstanceCell<T>?
 
     /// The linked plan, published once. The pointer is retained by this node (released in `deinit`).
     @usableFromInline let linkedPlan = Atomic<UInt>(0)
@@ -85,50 +93,52 @@ final class Node<T>: AnyNode {
     /// that the plan would only call it (see ``isDirect``).
     @usableFromInline let directEnabled = Atomic<Bool>(false)
 
-    /// A transient constructor binding's initializer without parameters (see ``isDirect``); for other
-    /// bindings a stand-in that is never called (``directEnabled`` stays `false`). Not optional, so that
-    /// a request calls it in place and the value it returns moves out without a copy: unwrapping an
-    /// optional result retained and released every new instance.
+    /// The binding's initializer without parameters (see ``isDirect``), which its plan calls too; for
+    /// other bindings a stand-in that is never called. Not optional, so that a request calls it in
+    /// place and the value it returns moves out without a copy: unwrapping an optional result retained
+    /// and released every new instance.
     @usableFromInline let directFactory: @Sendable () throws -> T
-
-    /// Whether ``directFactory`` is a real initializer rather than the stand-in.
-    let hasDirectFactory: Bool
 
     /// For a direct binding of a class: the class's `ObjectIdentifier`, set with ``directEnabled``. An
     /// instance of another class (a subclass) gets the plan's property injection check
-    /// (``directInjection``). Read on the same cache line as ``directFactory``, without naming `T.self`,
+    /// (``propertyInjection``). Read on the same cache line as ``directFactory``, without naming `T.self`,
     /// which can cost a call to the type's metadata accessor.
     @usableFromInline let directClass = Atomic<UInt>(0)
 
+    // The rest is read when the node is linked, when it builds a singleton, and for reports.
+
     @usableFromInline let key: BindingKey
-    @usableFromInline let scope: Scope
-    @usableFromInline let location: SourceLocation
-    // The recipe's parts, stored one by one rather than as a `Recipe<T>`: the compiler destroys a
-    // generic struct field through its metadata (a lookup per node when an injector is freed), but
-    // closures and concrete types directly.
-    /// Turns the recipe into the node's plan (see ``Recipe/link``).
-    let link: Recipe<T>.Link
-    /// Turns the recipe into the node's async plan, when it has an async form.
-    let asyncLink: Recipe<T>.AsyncLink?
-    /// The keys the recipe declares.
-    let dependencies: RecipeDependencies
-    /// For bindings with resolve-time arguments: their factory and signature.
-    let arguments: ArgumentInfo?
-    /// For delegating bindings: passes a request's arguments on to the target binding.
-    let forwarding: (any ArgumentForwarding)?
+    /// The binding's scope, set by ``attach(scope:hooks:)`` (like ``cell``).
+    @exclusivity(unchecked) @usableFromInline private(set) var scope: Scope = .transient
+    /// Whether a request may call ``directFactory`` instead of the plan once linking allows it: a
+    /// transient binding to an initializer without parameters.
+    @exclusivity(unchecked) @usableFromInline private(set) var allowsDirect = false
+    /// Whether ``directFactory`` is the binding's initializer rather than a stand-in.
+    @usableFromInline let hasDirectFactory: Bool
     /// Whether the binding's own factory is async.
-    let isAsync: Bool
+    @usableFromInline let isAsync: Bool
+    @usableFromInline let location: SourceLocation
+    /// Turns the recipe into the node's plans (see ``Recipe/Link``).
+    @usableFromInline let link: Recipe<T>.Link
+    /// The keys the recipe declares.
+    @usableFromInline let dependencies: RecipeDependencies
+    /// What only bindings with arguments and delegations have (see ``RecipeOptions``).
+    @usableFromInline let options: RecipeOptions?
+    /// Start and stop hooks declared on the binding, if any; set by ``attach(scope:hooks:)``.
+    @exclusivity(unchecked) @usableFromInline private(set) var hooks: NodeHooks<T>?
     /// When the node was created, relative to every other node: declaration order, for reports.
     @usableFromInline let declarationIndex = DeclarationOrder.next()
 
-    /// The injector that owns this node. Unowned: the injector owns its registry, which owns the node.
-    /// Every path into a node's plan holds a strong reference to the injector for the duration of the
-    /// call (`Injector.get` runs on it, a ``Resolver`` holds it), so the reference is always valid
-    /// while a plan runs.
-    @usableFromInline unowned let injector: Injector
+    /// The injector that owns this node. Unowned and unchecked: the injector owns its registry, which
+    /// owns the node, and every path into a node (a request, a plan, a scope, a handle) holds a strong
+    /// reference to the injector for the duration of the call (`Injector.get` runs on it, a
+    /// ``Resolver`` and a ``ServiceScope`` hold it, a ``Provider`` loads it strongly from a weak
+    /// reference first), so the reference is valid whenever it is read. A checked `unowned` would cost
+    /// two atomic operations on the injector's reference count per binding, creating and freeing it.
+    @usableFromInline unowned(unsafe) let injector: Injector
 
     /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
-    let linkedAsyncPlan = Atomic<UInt>(0)
+    @usableFromInline let linkedAsyncPlan = Atomic<UInt>(0)
 
     /// The property injection of the instances this binding constructs (see ``PropertyInjection``), when
     /// they may declare injected properties: published once, when a constructor binding is first linked
@@ -136,36 +146,26 @@ final class Node<T>: AnyNode {
     /// binding's subclass check; retained by the node (released in `deinit`). It remembers which
     /// declaring classes it injected, which is how ``injectedPropertyKeys`` knows the properties of a
     /// binding's transient instances.
-    let propertyInjection = Atomic<UInt>(0)
+    @usableFromInline let propertyInjection = Atomic<UInt>(0)
 
-    /// The node's ``NodeTraits``, stored before its plan is published (the plan's publication orders it).
-    private let storedTraits = Atomic<UInt8>(0)
+    /// The node's ``NodeTraits`` (low byte) and height (see ``Linker``, the bits above), stored before its
+    /// plan is published (the plan's publication orders them).
+    @usableFromInline let linkState = Atomic<UInt>(0)
 
-    /// The node's height in the graph of linked plans (see ``Linker``), stored like ``storedTraits``.
-    private let storedHeight = Atomic<Int>(0)
-
-    /// Start and stop hooks declared on the binding.
-    let hooks: LifecycleHooks<T>?
-
-    @usableFromInline
-    init(
-        key: BindingKey,
-        scope: Scope,
-        location: SourceLocation,
-        recipe: Recipe<T>,
-        injector: Injector,
-        hooks: LifecycleHooks<T>? = nil
-    ) {
+    /// Creates a binding's node, which ``attach(scope:hooks:)`` completes before it is installed.
+    ///
+    /// Inlinable, so that a binding's node is created by code specialized where the binding is declared
+    /// (see `Binder.setRecipe`): generic code would look up the metadata of `Recipe<T>` and its parts at
+    /// run time, for every binding of every injector.
+    @inlinable
+    init(key: BindingKey, location: SourceLocation, recipe: Recipe<T>, injector: Injector) {
         self.key = key
-        self.scope = scope
         self.location = location
         self.link = recipe.link
-        self.asyncLink = recipe.asyncLink
         self.dependencies = recipe.dependencies
-        self.arguments = recipe.arguments
-        self.forwarding = recipe.forwarding
+        self.options = recipe.options
         self.isAsync = recipe.isAsync
-        if scope.kind == .transient, let factory = recipe.directFactory {
+        if let factory = recipe.directFactory {
             self.directFactory = factory
             self.hasDirectFactory = true
         } else {
@@ -173,17 +173,47 @@ final class Node<T>: AnyNode {
             self.hasDirectFactory = false
         }
         self.injector = injector
-        self.hooks = hooks
-        if scope.isSingleton || recipe.instance != nil {
+        if let instance = recipe.instance {
+            // An instance binding: a singleton built already.
             let cell = InstanceCell<T>(
                 key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false)
-            if let instance = recipe.instance {
-                cell.prebuild(instance())
-            }
+            cell.prebuild(instance())
             self.cell = cell
-        } else {
-            self.cell = nil
         }
+    }
+
+    /// Creates a node with its scope and hooks at once (a multibinding collection, a just-in-time
+    /// binding).
+    @inlinable
+    convenience init(
+        key: BindingKey,
+        scope: Scope,
+        location: SourceLocation,
+        recipe: Recipe<T>,
+        injector: Injector,
+        hooks: LifecycleHooks<T>? = nil
+    ) {
+        self.init(key: key, location: location, recipe: recipe, injector: injector)
+        attach(scope: scope, hooks: hooks)
+    }
+
+    /// Completes a node with its binding's scope and hooks: called once, before the node is installed in
+    /// its injector's registry (whose mutex publishes it to every other thread), by the injector that
+    /// creates it. A singleton gets its cell here.
+    @usableFromInline
+    func attach(scope: Scope, hooks: LifecycleHooks<T>?) {
+        self.scope = scope
+        self.allowsDirect = hasDirectFactory && scope.kind == .transient
+        self.hooks = hooks.map(NodeHooks.init)
+        if scope.isSingleton, cell == nil {
+            cell = InstanceCell<T>(key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false)
+        }
+    }
+
+    /// ``attach(scope:hooks:)`` with the binder's type-erased hooks (see ``AnyNode``).
+    @usableFromInline
+    func attach(scope: Scope, anyHooks: AnyLifecycleHooks?) {
+        attach(scope: scope, hooks: anyHooks?.hooks as? LifecycleHooks<T>)
     }
 
     deinit {
@@ -200,7 +230,7 @@ final class Node<T>: AnyNode {
     /// plan object and its captured step, two more dependent loads, are only used by the plans that
     /// depend on the binding.
     var isDirect: Bool {
-        directEnabled.load(ordering: .acquiring) && hasDirectFactory
+        directEnabled.load(ordering: .acquiring) && allowsDirect
     }
 
     /// Builds the value with ``directFactory`` when ``isDirect``; `nil` otherwise. The initializer is
@@ -238,7 +268,7 @@ final class Node<T>: AnyNode {
     /// `Any`) needs that check after every build: such a binding keeps going through its plan.
     @usableFromInline
     func enableDirectConstruction(_ injection: PropertyInjection?) {
-        guard hasDirectFactory else { return }
+        guard allowsDirect else { return }
         if injection != nil, !TypeShape.isReference(T.self) { return }
         if TypeShape.isReference(T.self) {
             directClass.store(UInt(bitPattern: ObjectIdentifier(T.self)), ordering: .relaxed)
@@ -247,19 +277,18 @@ final class Node<T>: AnyNode {
     }
 
     @usableFromInline var traits: NodeTraits {
-        NodeTraits(rawValue: storedTraits.load(ordering: .acquiring))
+        NodeTraits(rawValue: UInt8(truncatingIfNeeded: linkState.load(ordering: .acquiring)))
     }
 
     /// Records the traits and height linking found; called by the linker before it publishes the plan.
     func setTraits(_ traits: NodeTraits, height: Int) {
-        storedHeight.store(height, ordering: .relaxed)
-        storedTraits.store(traits.rawValue, ordering: .releasing)
+        linkState.store(UInt(traits.rawValue) | UInt(height) << 8, ordering: .releasing)
     }
 
     /// The number of static levels below the node's plan: 0 without static dependencies, otherwise one
     /// more than its highest dependency's. Valid once the node is linked.
     var height: Int {
-        storedHeight.load(ordering: .relaxed)
+        Int(linkState.load(ordering: .acquiring) >> 8)
     }
 
     /// Wraps a plan so that it checks the thread's stack before it runs (see ``Linker``).
@@ -337,7 +366,7 @@ final class Node<T>: AnyNode {
     func lifecycleActions() -> LifecycleActions? {
         guard scope.isSingleton, let cell, cell.value != nil else { return nil }
         // The actions read the instance from the cell: it is published and never changes.
-        if let hooks {
+        if let hooks = hooks?.hooks {
             return LifecycleActions(
                 key: key,
                 start: Node.action(hooks.start, on: cell),
@@ -402,6 +431,20 @@ final class Node<T>: AnyNode {
 // or behind atomics.
 extension Node: @unchecked Sendable {}
 
+/// A binding's start and stop hooks, kept out of line: most bindings have none.
+@usableFromInline
+final class NodeHooks<T>: Sendable {
+    let hooks: LifecycleHooks<T>
+
+    @usableFromInline
+    init(_ hooks: LifecycleHooks<T>) {
+        self.hooks = hooks
+    }
+}
+
 /// What a node's stand-in ``Node/directFactory`` would throw; never thrown, since only a node with a
 /// real initializer enables direct construction.
-struct NoDirectFactory: Error {}
+@usableFromInline
+struct NoDirectFactory: Error {
+    @usableFromInline init() {}
+}

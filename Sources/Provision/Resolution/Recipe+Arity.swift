@@ -9,7 +9,11 @@ extension Recipe {
     static func constructor<A>(_ f: @escaping @Sendable (consuming A) throws -> T) -> Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self)]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously({ (va: A) in try f(va) }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep1(
                     key: node.key,
@@ -17,7 +21,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let value: T
@@ -30,6 +34,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -40,7 +45,11 @@ extension Recipe {
     static func constructor<A, B>(_ f: @escaping @Sendable (consuming A, consuming B) throws -> T) -> Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self)]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously({ (va: A, vb: B) in try f(va, vb) }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep2(
                     key: node.key,
@@ -49,7 +58,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -63,6 +72,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -75,7 +85,11 @@ extension Recipe {
     {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self)]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously({ (va: A, vb: B, vc: C) in try f(va, vb, vc) }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep3(
                     key: node.key,
@@ -85,7 +99,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -100,6 +114,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -112,7 +127,12 @@ extension Recipe {
     ) -> Recipe {
         Recipe(
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self), BindingKey(D.self)]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D) in try f(va, vb, vc, vd) }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep4(
                     key: node.key,
@@ -123,7 +143,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -139,6 +159,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -157,7 +178,12 @@ extension Recipe {
                 BindingKey(D.self),
                 BindingKey(E.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E) in try f(va, vb, vc, vd, ve) }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep5(
                     key: node.key,
@@ -169,7 +195,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -186,6 +212,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -207,7 +234,12 @@ extension Recipe {
                 BindingKey(E.self),
                 BindingKey(F.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F) in try f(va, vb, vc, vd, ve, vf) }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep6(
                     key: node.key,
@@ -220,7 +252,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -245,6 +277,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -268,7 +301,13 @@ extension Recipe {
                 BindingKey(F.self),
                 BindingKey(G.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G) in try f(va, vb, vc, vd, ve, vf, vg) },
+                        pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep7(
                     key: node.key,
@@ -282,7 +321,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -309,6 +348,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -333,7 +373,14 @@ extension Recipe {
                 BindingKey(G.self),
                 BindingKey(H.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H) in
+                            try f(va, vb, vc, vd, ve, vf, vg, vh)
+                        }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep8(
                     key: node.key,
@@ -348,7 +395,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -377,6 +424,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -403,7 +451,14 @@ extension Recipe {
                 BindingKey(H.self),
                 BindingKey(I.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I) in
+                            try f(va, vb, vc, vd, ve, vf, vg, vh, vi)
+                        }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep9(
                     key: node.key,
@@ -419,7 +474,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -450,6 +505,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -477,7 +533,14 @@ extension Recipe {
                 BindingKey(I.self),
                 BindingKey(J.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I, vj: J) in
+                            try f(va, vb, vc, vd, ve, vf, vg, vh, vi, vj)
+                        }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep10(
                     key: node.key,
@@ -494,7 +557,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -527,6 +590,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -555,7 +619,14 @@ extension Recipe {
                 BindingKey(J.self),
                 BindingKey(K.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I, vj: J, vk: K) in
+                            try f(va, vb, vc, vd, ve, vf, vg, vh, vi, vj, vk)
+                        }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep11(
                     key: node.key,
@@ -573,7 +644,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -608,6 +679,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -637,7 +709,14 @@ extension Recipe {
                 BindingKey(K.self),
                 BindingKey(L.self),
             ]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
+                    return try constructingAsynchronously(
+                        { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I, vj: J, vk: K, vl: L) in
+                            try f(va, vb, vc, vd, ve, vf, vg, vh, vi, vj, vk, vl)
+                        }, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStep12(
                     key: node.key,
@@ -656,7 +735,7 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let va = try step.a.make(context, for: step.key)
                         let vb = try step.b.make(context, for: step.key)
@@ -693,6 +772,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )

@@ -4,19 +4,24 @@ extension Recipe {
     static func delegating<Target>(to target: BindingKey, as type: Target.Type) -> Recipe {
         var recipe = Recipe(
             dependencies: .known([target]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    guard case .async(let linker) = pass else { return .noAsyncForm }
+                    return .async(try delegatingAsynchronously(to: target, as: type, linker, node))
+                }
                 let key = node.key
                 let plan = try linker.plan(for: target, as: type, below: node)
-                return node.scoped(
-                    Plan { context throws(ProvisionError) in
-                        try converted(try plan.make(context, for: key), key: key)
-                    }
+                return .sync(
+                    node.scoped(
+                        Plan { context throws(ProvisionError) in
+                            try converted(try plan.make(context, for: key), key: key)
+                        }
+                    )
                 )
             },
             instance: nil
         )
-        recipe.forwarding = DelegationForwarding<Target>(target: target)
-        recipe.asyncLink = delegatingAsynchronously(to: target, as: type)
+        recipe.options = RecipeOptions(forwarding: DelegationForwarding<Target>(target: target))
         return recipe
     }
 

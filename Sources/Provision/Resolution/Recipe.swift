@@ -11,45 +11,83 @@ struct Recipe<T> {
     /// What a binding depends on (see ``RecipeDependencies``).
     @usableFromInline typealias Dependencies = RecipeDependencies
 
-    /// Turns the recipe into the node's plan, linking the dependencies through `linker` and applying the
-    /// node's scope.
-    @usableFromInline typealias Link = @Sendable (Linker, Node<T>) throws(ProvisionError) -> Plan<T>
+    /// Turns the recipe into one of the node's plans, linking the dependencies and applying the node's
+    /// scope: the synchronous plan in the ``LinkPass/sync(_:)`` pass (see ``Linker``), the async plan in
+    /// the ``LinkPass/async(_:)`` pass (see ``AsyncLinker``), which a recipe without an async form answers
+    /// with ``LinkedPlan/noAsyncForm``. One closure for both passes, so that a binding allocates one
+    /// context for what it captures (none at all for an initializer without parameters, which its node
+    /// holds already: see ``constructor(_:)``).
+    @usableFromInline typealias Link = @Sendable (LinkPass, Node<T>) throws(ProvisionError) -> LinkedPlan<T>
 
     @usableFromInline let dependencies: Dependencies
     @usableFromInline let link: Link
     /// For instance bindings: returns the value, already built. A closure rather than a `T?`, so that
     /// the recipe's layout doesn't depend on `T` (see ``AtomicReference`` for why that matters).
     @usableFromInline let instance: (@Sendable () -> T)?
-    /// For bindings with resolve-time arguments: their factory and signature.
-    @usableFromInline var arguments: ArgumentInfo?
-    /// For delegating bindings: passes a request's arguments on to the target binding.
-    @usableFromInline var forwarding: (any ArgumentForwarding)?
     /// Whether the binding's own factory is `async` (its synchronous plan can't build it).
     @usableFromInline var isAsync = false
-    /// For constructors without parameters: the initializer itself, which a request for a plain
-    /// transient binding may call without going through the plan (see ``Node/direct``).
+    /// For constructors without parameters: the initializer itself, which the node keeps, and which a
+    /// request for a plain transient binding may call without going through the plan (see
+    /// ``Node/isDirect``).
     @usableFromInline var directFactory: (@Sendable () throws -> T)?
-    /// Turns the recipe into the node's async plan (see ``AsyncLinker``); `nil` for recipes that only
-    /// build synchronously. Needed only when the node's subgraph has an async factory.
-    @usableFromInline var asyncLink: AsyncLink?
-
-    /// Turns the recipe into the node's async plan, linking the dependencies' async plans.
-    @usableFromInline typealias AsyncLink = @Sendable (AsyncLinker, Node<T>) throws(ProvisionError) -> AsyncPlan<T>
+    /// What only bindings with resolve-time arguments and delegations have (see ``RecipeOptions``).
+    @usableFromInline var options: RecipeOptions?
 
     @inlinable
     init(dependencies: Dependencies, link: @escaping Link, instance: (@Sendable () -> T)?) {
         self.dependencies = dependencies
         self.link = link
         self.instance = instance
-        self.arguments = nil
-        self.forwarding = nil
+    }
+}
+
+/// Which plan a recipe's ``Recipe/Link`` makes. Not nested in ``Recipe``: a type nested in a generic
+/// type is generic itself.
+@usableFromInline
+enum LinkPass {
+    /// The synchronous plan, linked with `Linker`.
+    case sync(Linker)
+    /// The async plan, for a node whose subgraph awaits an async factory or waits at a gate.
+    case async(AsyncLinker)
+}
+
+/// The plan a recipe's link made in one ``LinkPass``.
+@usableFromInline
+enum LinkedPlan<T> {
+    /// The synchronous plan (the ``LinkPass/sync(_:)`` pass).
+    case sync(Plan<T>)
+    /// The async plan (the ``LinkPass/async(_:)`` pass).
+    case async(AsyncPlan<T>)
+    /// The recipe has no async form: its async plan runs its synchronous one (see ``AsyncLinker``).
+    case noAsyncForm
+}
+
+/// What few recipes have, kept out of line so that every other binding's recipe and node stay small:
+/// the argument factory of a binding with resolve-time arguments, the forwarding of a delegation.
+@usableFromInline
+final class RecipeOptions: Sendable {
+    /// For bindings with resolve-time arguments: their factory and signature.
+    @usableFromInline let arguments: ArgumentInfo?
+    /// For delegating bindings: passes a request's arguments on to the target binding.
+    let forwarding: (any ArgumentForwarding)?
+
+    init(arguments: ArgumentInfo? = nil, forwarding: (any ArgumentForwarding)? = nil) {
+        self.arguments = arguments
+        self.forwarding = forwarding
     }
 }
 
 extension Recipe where T: Sendable {
     @inlinable
     static func instance(_ value: T) -> Recipe {
-        Recipe(dependencies: .known([]), link: { _, _ in Plan { _ in value } }, instance: { value })
+        Recipe(
+            dependencies: .known([]),
+            link: { pass, _ in
+                guard case .sync = pass else { return .noAsyncForm }
+                return .sync(Plan { _ in value })
+            },
+            instance: { value }
+        )
     }
 }
 
@@ -66,13 +104,19 @@ extension Recipe {
 
     /// A constructor binding without parameters: a leaf, which a request may build by calling `f`
     /// directly (see ``Node/isDirect``).
+    ///
+    /// The link captures nothing: `f` is the node's ``Node/directFactory``, so a leaf binding allocates
+    /// nothing besides its node.
     @inlinable
     static func constructor(_ f: @escaping @Sendable () throws -> T) -> Recipe {
         var recipe = Recipe(
             dependencies: .known([]),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else {
+                    return try constructingAsynchronously(node.directFactory, pass, node)
+                }
                 let injection = try node.constructionInjection(linker: linker)
-                let step = ConstructorStep0(key: node.key, f: f, injection: injection.dynamic)
+                let step = ConstructorStep0(key: node.key, f: node.directFactory, injection: injection.dynamic)
                 let construction = Plan { [step] context throws(ProvisionError) in
                     try PropertyInjection.finish(
                         try invoke(step.key) { try step.f() }, step.injection, key: step.key, context)
@@ -81,7 +125,7 @@ extension Recipe {
                 // Nothing wrapped the construction (a transient, without property injection or an
                 // observer): a request may call the initializer directly.
                 if plan === construction { node.enableDirectConstruction(injection.dynamic) }
-                return plan
+                return .sync(plan)
             },
             instance: nil
         )
@@ -102,7 +146,8 @@ extension Recipe {
         }
         return Recipe(
             dependencies: .known(keys),
-            link: { linker, node throws(ProvisionError) in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync(let linker) = pass else { return try constructingAsynchronously(f, pass, node) }
                 let injection = try node.constructionInjection(linker: linker)
                 let step = ConstructorStepPack<repeat each D, T>(key: node.key, f: f, injection: injection.dynamic)
                 var index = 0
@@ -110,7 +155,7 @@ extension Recipe {
                     step.plans[index] = try linker.plan(for: type, below: node).bits
                     index += 1
                 }
-                return node.scopedConstruction(
+                let plan = node.scopedConstruction(
                     Plan { [step] context throws(ProvisionError) in
                         let plans = step.plans
                         var next = 0
@@ -124,6 +169,7 @@ extension Recipe {
                     },
                     injection
                 )
+                return .sync(plan)
             },
             instance: nil
         )
@@ -151,33 +197,34 @@ extension Recipe {
         _ body: @escaping @Sendable (Resolver) throws -> T,
         declaring declared: [BindingKey]? = nil
     ) -> Recipe {
-        var recipe = Recipe(
+        Recipe(
             dependencies: declared.map(Dependencies.declared) ?? .dynamic,
-            link: { _, node in
+            link: { pass, node throws(ProvisionError) in
+                guard case .sync = pass else { return closingAsynchronously(body, node) }
                 let key = node.key
                 let injector = node.injector
                 // A singleton's or scoped instance's build already pushed its key (see
                 // InstanceCell.build); pushing it again here would make the closure find itself on the path.
                 let tracksPath = node.scope.kind == .transient
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
-                return node.scoped(
-                    Plan { [unowned injector] context throws(ProvisionError) in
-                        let inner = try context.enteringClosure(key, tracksPath: tracksPath)
-                        // The closure's requests recurse through the injector: a chain of closures
-                        // deeper than the stack holds stops here, while some stack is left.
-                        try StackGuard.check(key)
-                        do {
-                            return try body(Resolver(injector: injector, context: inner))
-                        } catch {
-                            throw ProvisionError.thrown(by: key, error)
+                return .sync(
+                    node.scoped(
+                        Plan { [unowned injector] context throws(ProvisionError) in
+                            let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+                            // The closure's requests recurse through the injector: a chain of closures
+                            // deeper than the stack holds stops here, while some stack is left.
+                            try StackGuard.check(key)
+                            do {
+                                return try body(Resolver(injector: injector, context: inner))
+                            } catch {
+                                throw ProvisionError.thrown(by: key, error)
+                            }
                         }
-                    }
+                    )
                 )
             },
             instance: nil
         )
-        recipe.asyncLink = closingAsynchronously(body)
-        return recipe
     }
 }
 

@@ -32,7 +32,7 @@ protocol ShapedRecipe {
 
 extension Recipe: ShapedRecipe {
     var shape: BindingShape {
-        BindingShape(dependencies: dependencies, isInstance: instance != nil, hasArguments: arguments != nil)
+        BindingShape(dependencies: dependencies, isInstance: instance != nil, hasArguments: options?.arguments != nil)
     }
 }
 
@@ -68,7 +68,8 @@ protocol DescribedNode: AnyNode {
 
 extension Node: DescribedNode {
     var shape: BindingShape {
-        BindingShape(dependencies: dependencies, isInstance: cell?.isPrebuilt == true, hasArguments: arguments != nil)
+        BindingShape(
+            dependencies: dependencies, isInstance: cell?.isPrebuilt == true, hasArguments: options?.arguments != nil)
     }
 }
 
