@@ -89,7 +89,7 @@ public final class Injector: Sendable {
             // Indexed, not iterated: reading the fields doesn't copy each whole record.
             for index in records.indices {
                 if let node = records[index].node {
-                    node.attach(scope: records[index].scope, anyHooks: records[index].hooks)
+                    node.attach(scope: records[index].scope, hooks: records[index].hooks)
                     nodes.add(node)
                 }
             }
@@ -181,7 +181,7 @@ public final class Injector: Sendable {
 
     private func nodes(of records: [Binder.Record]) -> [any AnyNode] {
         records.compactMap { record in
-            record.node?.attach(scope: record.scope, anyHooks: record.hooks)
+            record.node?.attach(scope: record.scope, hooks: record.hooks)
             return record.node
         }
     }

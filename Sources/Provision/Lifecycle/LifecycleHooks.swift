@@ -7,12 +7,14 @@ struct LifecycleHooks<T>: Sendable {
     var stop: Hook?
 }
 
-/// A binding's hooks, type-erased while the binder records them.
+/// A binding's hooks (a `LifecycleHooks<T>`), type-erased: while the binder records them, and in the
+/// binding's node, which reads them as `LifecycleHooks<T>` only to start or stop its singleton.
 @usableFromInline
-final class AnyLifecycleHooks {
-    @usableFromInline var hooks: Any
+final class AnyLifecycleHooks: Sendable {
+    @usableFromInline let hooks: any Sendable
 
-    init(_ hooks: Any) {
+    @usableFromInline
+    init<T>(_ hooks: LifecycleHooks<T>) {
         self.hooks = hooks
     }
 }

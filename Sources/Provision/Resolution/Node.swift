@@ -45,7 +45,7 @@ protocol AnyNode: AnyObject, Sendable {
 
     /// Completes the node with its binding's scope and hooks, before it is installed (see
     /// ``Node/attach(scope:hooks:)``).
-    func attach(scope: Scope, anyHooks: AnyLifecycleHooks?)
+    func attach(scope: Scope, hooks: AnyLifecycleHooks?)
 }
 
 /// What linking found about a node's static subgraph, published with its plan.
@@ -124,8 +124,12 @@ final class Node<T>: AnyNode {
     @usableFromInline let dependencies: RecipeDependencies
     /// What only bindings with arguments and delegations have (see ``RecipeOptions``).
     @usableFromInline let options: RecipeOptions?
-    /// Start and stop hooks declared on the binding, if any; set by ``attach(scope:hooks:)``.
-    @exclusivity(unchecked) @usableFromInline private(set) var hooks: NodeHooks<T>?
+    /// Start and stop hooks declared on the binding (a `LifecycleHooks<T>`), if any; set by
+    /// ``attach(scope:hooks:)``. Type-erased, so that attaching a node without hooks (nearly every node)
+    /// names no metadata of a type generic over `T`: that was a run-time metadata lookup per binding,
+    /// a third of the time of creating an injector. Read as `LifecycleHooks<T>` only when the injector
+    /// starts or stops the built singleton.
+    @exclusivity(unchecked) @usableFromInline private(set) var hooks: AnyLifecycleHooks?
     /// When the node was created, relative to every other node: declaration order, for reports.
     @usableFromInline let declarationIndex = DeclarationOrder.next()
 
@@ -194,26 +198,20 @@ final class Node<T>: AnyNode {
         hooks: LifecycleHooks<T>? = nil
     ) {
         self.init(key: key, location: location, recipe: recipe, injector: injector)
-        attach(scope: scope, hooks: hooks)
+        attach(scope: scope, hooks: hooks.map(AnyLifecycleHooks.init))
     }
 
     /// Completes a node with its binding's scope and hooks: called once, before the node is installed in
     /// its injector's registry (whose mutex publishes it to every other thread), by the injector that
     /// creates it. A singleton gets its cell here.
     @usableFromInline
-    func attach(scope: Scope, hooks: LifecycleHooks<T>?) {
+    func attach(scope: Scope, hooks: AnyLifecycleHooks?) {
         self.scope = scope
         self.allowsDirect = hasDirectFactory && scope.kind == .transient
-        self.hooks = hooks.map(NodeHooks.init)
+        self.hooks = hooks
         if scope.isSingleton, cell == nil {
             cell = InstanceCell<T>(key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false)
         }
-    }
-
-    /// ``attach(scope:hooks:)`` with the binder's type-erased hooks (see ``AnyNode``).
-    @usableFromInline
-    func attach(scope: Scope, anyHooks: AnyLifecycleHooks?) {
-        attach(scope: scope, hooks: anyHooks?.hooks as? LifecycleHooks<T>)
     }
 
     deinit {
@@ -366,7 +364,7 @@ final class Node<T>: AnyNode {
     func lifecycleActions() -> LifecycleActions? {
         guard scope.isSingleton, let cell, cell.value != nil else { return nil }
         // The actions read the instance from the cell: it is published and never changes.
-        if let hooks = hooks?.hooks {
+        if let hooks = hooks?.hooks as? LifecycleHooks<T> {
             return LifecycleActions(
                 key: key,
                 start: Node.action(hooks.start, on: cell),
@@ -430,17 +428,6 @@ final class Node<T>: AnyNode {
 // compiler cannot see that through the unconstrained generic parameter. All other state is immutable
 // or behind atomics.
 extension Node: @unchecked Sendable {}
-
-/// A binding's start and stop hooks, kept out of line: most bindings have none.
-@usableFromInline
-final class NodeHooks<T>: Sendable {
-    let hooks: LifecycleHooks<T>
-
-    @usableFromInline
-    init(_ hooks: LifecycleHooks<T>) {
-        self.hooks = hooks
-    }
-}
 
 /// What a node's stand-in ``Node/directFactory`` would throw; never thrown, since only a node with a
 /// real initializer enables direct construction.
