@@ -40,10 +40,18 @@ public final class Binder {
     }
 
     /// A multibinding element's collection: its key (of type `[T]`) and how to make its node from the
-    /// element keys.
-    struct Multibinding {
+    /// element keys. A class, so that the few records that have one keep every record small: a module's
+    /// records are an array that grows by copying, binding by binding.
+    final class Multibinding {
         let collectionKey: BindingKey
         let makeCollection: ([BindingKey], SourceLocation, Injector) -> any AnyNode
+
+        init(
+            collectionKey: BindingKey, makeCollection: @escaping ([BindingKey], SourceLocation, Injector) -> any AnyNode
+        ) {
+            self.collectionKey = collectionKey
+            self.makeCollection = makeCollection
+        }
     }
 
     // The binder's state is used by the configuring thread only (a binder is not `Sendable`), so the
