@@ -1,11 +1,12 @@
 /// The factory of a binding that takes resolve-time arguments, with its declared argument types and
 /// optional defaults.
+@usableFromInline
 final class ArgumentFactory<T, each Argument>: Sendable {
     /// The closure of `to { resolver, make, model in ... }`, which takes the arguments one by one.
     /// Exactly one of `make` and `makeFromTuple` is set (an enum can't hold a pack).
-    let make: (@Sendable (Resolver, repeat each Argument) throws -> T)?
+    @usableFromInline let make: (@Sendable (Resolver, repeat each Argument) throws -> T)?
     /// The adapter of a ``ServiceProvider``, which takes the arguments as one tuple.
-    let makeFromTuple: (@Sendable (Resolver, (repeat each Argument)) throws -> T)?
+    @usableFromInline let makeFromTuple: (@Sendable (Resolver, (repeat each Argument)) throws -> T)?
     /// The defaults, as a closure so that the pack needs no storage of its own.
     let defaults: (@Sendable () -> (repeat each Argument))?
     /// The keys the factory declared it resolves, if it declared them (for validation and diagrams).
@@ -42,11 +43,19 @@ final class ArgumentFactory<T, each Argument>: Sendable {
         return self
     }
 
-    /// Calls the factory.
+    /// Calls the factory. Inlinable, so that a request specialized for its argument types calls the
+    /// closure without instantiating the pack's metadata (see `Injector.get(_:named:arguments:)`).
+    @inlinable
     func call(_ resolver: Resolver, _ arguments: repeat each Argument) throws -> T {
         if let make { return try make(resolver, repeat each arguments) }
         if let makeFromTuple { return try makeFromTuple(resolver, (repeat each arguments)) }
-        throw ProvisionError.argumentMismatch(
+        throw noFactory()
+    }
+
+    /// The error of a factory with neither closure (never made: each initializer sets one).
+    @usableFromInline
+    func noFactory() -> ProvisionError {
+        ProvisionError.argumentMismatch(
             BindingKey(T.self),
             expected: ArgumentFactory.signature,
             given: ArgumentFactory.signature,
@@ -55,7 +64,7 @@ final class ArgumentFactory<T, each Argument>: Sendable {
     }
 
     /// The argument types in Swift syntax: `(String, Int)`.
-    static var signature: String {
+    @usableFromInline static var signature: String {
         var names: [String] = []
         for type in repeat (each Argument).self {
             names.append(TypeName.describe(type))

@@ -15,12 +15,43 @@ extension Injector {
     ///   - arguments: The arguments, in the declared order.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/argumentMismatch`` (wrong count or
     ///   types, or a binding without arguments), or any error resolving the type throws.
+    @inlinable
     public func get<T, each Argument>(
         _ type: T.Type = T.self,
         named name: String? = nil,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         let key = BindingKey(type, named: name)
+        // The common request, specialized where it is made: a transient binding of this injector,
+        // declared with exactly these argument types. Comparing the factory's class with the one these
+        // types name, and calling its closure, then instantiates no metadata at run time (unspecialized,
+        // the pack's metadata was looked up several times per request). Everything else, and every
+        // error, takes the general path below, which decides the same way.
+        if let raw = lookup.node(for: key) {
+            let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque()).takeUnretainedValue()
+            if node.cell == nil, let info = node.options?.arguments,
+                Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self
+            {
+                try StackGuard.check(key)
+                return try Recipe.build(
+                    key,
+                    unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self),
+                    Resolver(injector: self, context: ResolutionContext.root.pushing(key)),
+                    repeat each arguments
+                )
+            }
+        }
+        return try resolve(key, as: type, arguments: repeat each arguments)
+    }
+
+    /// ``get(_:named:arguments:)`` for every request: through parent injectors and just-in-time
+    /// bindings, singletons, delegations, and the errors of mismatched arguments.
+    @usableFromInline
+    func resolve<T, each Argument>(
+        _ key: BindingKey,
+        as type: T.Type,
+        arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
         guard let node = lookup(key, as: type) else {
             throw missing(key, path: [key])
         }

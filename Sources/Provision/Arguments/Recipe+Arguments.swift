@@ -45,7 +45,9 @@ extension Recipe {
         return recipe
     }
 
-    /// Runs an argument factory, reporting failures like every other factory.
+    /// Runs an argument factory, reporting failures like every other factory. Inlinable, like
+    /// ``ArgumentFactory/call(_:_:)``.
+    @inlinable
     static func build<each Argument>(
         _ key: BindingKey,
         _ factory: ArgumentFactory<T, repeat each Argument>,
