@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 
-/// di-bench: Provision's resolution speed on wide and deep graphs, beside hand-wired code and Swinject.
+/// di-bench: Provision's resolution speed on wide and deep graphs, beside hand-wired code, Swinject and
+/// swift-dependencies.
 @main
 struct DIBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "di-bench",
-        abstract: "Measures Provision beside hand-wired construction and Swinject on the same graphs."
+        abstract:
+            "Measures Provision beside hand-wired construction, Swinject and swift-dependencies on the same graphs."
     )
 
     @Option(help: "Run only scenarios whose name contains this text (case-insensitive).")
@@ -33,7 +35,7 @@ struct DIBench: ParsableCommand {
     )
     var scenarioToRun: String?
 
-    @Option(help: "With --run: provision, hand-wired or swinject.")
+    @Option(help: "With --run: provision, hand-wired, swinject or swift-dependencies.")
     var implementation: String = "provision"
 
     @Option(help: "With --run: how many operations to run after one warm-up operation.")
@@ -84,11 +86,10 @@ struct DIBench: ParsableCommand {
             throw ValidationError("no scenario named \"\(name)\"; see --list")
         }
         guard let which = Scenario.Implementation(rawValue: implementation) else {
-            throw ValidationError("--implementation must be provision, hand-wired or swinject")
+            throw ValidationError("--implementation must be provision, hand-wired, swinject or swift-dependencies")
         }
-        guard scenario.implementations.contains(which) else {
-            throw ValidationError(
-                "\(implementation) can't run \"\(name)\": \(scenario.swinjectUnsupported ?? "unsupported")")
+        if let reason = scenario.unsupported[which] {
+            throw ValidationError("\(implementation) can't run \"\(name)\": \(reason)")
         }
         let workload = try scenario.setup(which)
         globalSink &+= try workload(1)
@@ -113,10 +114,13 @@ struct DIBench: ParsableCommand {
                 results[implementation.rawValue] = measurement
             }
             if results.count == scenario.implementations.count { completed += 1 }
+            let unsupported = scenario.unsupported
             report.scenarios.append(
                 .init(
                     name: scenario.name, results: results,
-                    unsupported: scenario.swinjectUnsupported.map { ["swinject": $0] })
+                    unsupported: unsupported.isEmpty
+                        ? nil : Dictionary(uniqueKeysWithValues: unsupported.map { ($0.key.rawValue, $0.value) })
+                )
             )
         }
 
@@ -126,7 +130,9 @@ struct DIBench: ParsableCommand {
         report.throughput = try Throughput.run(seconds: throughputSeconds, filter: matches)
         for group in throughputGroups {
             let rows = report.throughput.filter { "throughput: \($0.scenario)" == group }
-            if rows.count == Throughput.threadCounts.count && rows.allSatisfy({ $0.opsPerSecond.count == 3 }) {
+            if rows.count == Throughput.threadCounts.count
+                && rows.allSatisfy({ $0.opsPerSecond.count == Scenario.Implementation.allCases.count })
+            {
                 completed += 1
             }
         }

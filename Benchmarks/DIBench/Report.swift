@@ -4,7 +4,8 @@ import Foundation
 struct BenchReport: Codable {
     struct ScenarioResult: Codable {
         var name: String
-        /// Nanoseconds per operation, keyed by implementation (`provision`, `hand-wired`, `swinject`).
+        /// Nanoseconds per operation, keyed by implementation (`provision`, `hand-wired`, `swinject`,
+        /// `swift-dependencies`).
         var results: [String: Measurement]
         /// Implementations that can't run the scenario, with the reason, keyed like `results`.
         var unsupported: [String: String]? = nil
@@ -89,22 +90,28 @@ extension BenchReport {
             let provision = scenario.results["provision"]
             let hand = scenario.results["hand-wired"]
             let swinject = scenario.results["swinject"]
+            let dependencies = scenario.results["swift-dependencies"]
             let provisionCell = provision.map {
                 "\(TextTable.nanoseconds($0.median)) (\(TextTable.nanoseconds($0.p10))–\(TextTable.nanoseconds($0.p90)))"
+            }
+            func peer(_ measurement: Measurement?, _ key: String) -> String {
+                measurement.map { TextTable.nanoseconds($0.median) } ?? scenario.unsupported?[key] ?? "-"
             }
             return [
                 scenario.name,
                 provisionCell ?? "-",
                 hand.map { TextTable.nanoseconds($0.median) } ?? "-",
-                swinject.map { TextTable.nanoseconds($0.median) } ?? scenario.unsupported?["swinject"] ?? "-",
+                peer(swinject, "swinject"),
+                peer(dependencies, "swift-dependencies"),
                 ratio(provision, over: hand),
                 ratio(swinject, over: provision),
+                ratio(dependencies, over: provision),
             ]
         }
         return TextTable.render(
             [
-                "scenario", "Provision ns/op (p10–p90)", "hand-wired", "Swinject", "Provision ÷ hand",
-                "Swinject ÷ Provision",
+                "scenario", "Provision ns/op (p10–p90)", "hand-wired", "Swinject", "swift-dependencies",
+                "Provision ÷ hand", "Swinject ÷ Provision", "swift-deps ÷ Provision",
             ],
             rows
         )
@@ -125,13 +132,14 @@ extension BenchReport {
             }
             rows.append([
                 result.scenario, "\(result.threads)", ops("provision"), ops("hand-wired"), ops("swinject"),
-                scaling("provision"), scaling("hand-wired"), scaling("swinject"),
+                ops("swift-dependencies"), scaling("provision"), scaling("hand-wired"), scaling("swinject"),
+                scaling("swift-dependencies"),
             ])
         }
         return TextTable.render(
             [
-                "throughput", "threads", "Provision ops/s", "hand-wired ops/s", "Swinject ops/s", "Provision scaling",
-                "hand scaling", "Swinject scaling",
+                "throughput", "threads", "Provision ops/s", "hand-wired ops/s", "Swinject ops/s", "swift-deps ops/s",
+                "Provision scaling", "hand scaling", "Swinject scaling", "swift-deps scaling",
             ],
             rows
         )

@@ -34,7 +34,8 @@ extension Scenarios {
                 // are the plain "mixed daemon graph" scenario, so the Provision column's cost of
                 // observing shows against the same baselines.
                 handWired: mixedHandWired,
-                swinject: mixedSwinject
+                swinject: .setup(mixedSwinject),
+                swiftDependencies: .unsupported("n/a: no observer")
             ),
             Scenario(
                 name: "validate, 10k bindings",
@@ -65,7 +66,7 @@ extension Scenarios {
                 // Swinject has no validation: the closest it has is resolving every registration once,
                 // which fails at the first missing one. Each operation empties the container scope and
                 // resolves all 10,000 (building each object once).
-                swinject: {
+                swinject: .setup {
                     let graph = ValidationGraph()
                     let container = graph.container()
                     return { count in
@@ -78,7 +79,10 @@ extension Scenarios {
                         }
                         return sink
                     }
-                }
+                },
+                // A missing key is a compile-time error (a type that doesn't exist), and nothing
+                // records which keys a live value reads: there is nothing to walk.
+                swiftDependencies: .unsupported("n/a: no validation")
             ),
         ]
     }

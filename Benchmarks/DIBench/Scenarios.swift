@@ -1,3 +1,4 @@
+import Dependencies
 import Provision
 import Swinject
 
@@ -9,6 +10,13 @@ enum Scenarios {
 
     // MARK: Resolution
 
+    // The hand-wired column is the floor each scenario is measured against: the fastest natural code
+    // for the same objects, run in the measuring loop itself (`inlinedLoop`), where the optimizer may
+    // inline it. What each floor is:
+    // - singleton hit: a `let` read (the instance was built once at start-up);
+    // - transients: one nested initializer call per operation, every object allocated;
+    // - roots whose leaves are singletons: the root's initializer given the stored leaves.
+
     static var resolution: [Scenario] {
         [
             Scenario(
@@ -18,14 +26,17 @@ enum Scenarios {
                     _ = try injector.get(BenchSingleton.self)
                     return repeating { try injector.get(BenchSingleton.self) }
                 },
+                // Floor: the stored `let` handed to the checksum at every operation (the optimizer may
+                // hoist the load itself out of the loop: a `let` can't change).
                 handWired: {
                     let holder = SingletonHolder()
-                    return repeating { holder.get() }
+                    return { count in inlinedLoop(count) { holder.singleton } }
                 },
-                swinject: {
+                swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
                     return repeating { resolved(resolver, BenchSingleton.self) }
-                }
+                },
+                swiftDependencies: .setup { readingDependency(\.benchSingleton) { $0 } }
             ),
             Scenario(
                 name: "transient leaf",
@@ -33,50 +44,60 @@ enum Scenarios {
                     let injector = try Injector(SmallModule())
                     return repeating { try injector.get(BenchLeaf.self) }
                 },
-                handWired: { repeating { makeLeaf() } },
-                swinject: {
+                // Floor: one allocation and its release per operation.
+                handWired: { { count in inlinedLoop(count) { BenchLeaf() } } },
+                swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
                     return repeating { resolved(resolver, BenchLeaf.self) }
-                }
+                },
+                swiftDependencies: .setup { readingDependency(\.benchLeaf) { $0() } }
             ),
-            deep(10, DeepChain10Module(), makeDeepChain10Container, Deep10x0.self) {
-                let hand = DeepChain10HandWired()
-                return repeating { hand.makeDeep10x0() }
+            // Floor of the chains: the chain as one nested initializer call (the chain of 1,000 is cut
+            // every 50 links into functions that aren't inlined: 20 calls in 1,000 allocations).
+            deep(10, DeepChain10Module(), makeDeepChain10Container, \.deep10x0) {
+                { count in inlinedLoop(count) { DeepChain10HandWired.make() } }
             },
-            deep(100, DeepChain100Module(), makeDeepChain100Container, Deep100x0.self) {
-                let hand = DeepChain100HandWired()
-                return repeating { hand.makeDeep100x0() }
+            deep(100, DeepChain100Module(), makeDeepChain100Container, \.deep100x0) {
+                { count in inlinedLoop(count) { DeepChain100HandWired.make() } }
             },
             // Swinject 2.10 stops any resolution nested deeper than 200 (`maxResolutionDepth`, fixed) with
             // a fatal error, so it can't build this chain at all.
-            deep(
-                1000,
-                swinjectUnsupported: "n/a: depth > 200",
-                DeepChain1000Module(),
-                makeDeepChain1000Container,
-                Deep1000x0.self
-            ) {
-                let hand = DeepChain1000HandWired()
-                return repeating { hand.makeDeep1000x0() }
+            deep(1000, DeepChain1000Module(), nil, \.deep1000x0) {
+                { count in inlinedLoop(count) { DeepChain1000HandWired.make() } }
             },
-            wide("wide, 10 leaves", root: "10") { WideRoot(leaves: Wide10.makeLeaves()) },
-            wide("wide, 100 leaves", root: "100") { WideRoot(leaves: Wide100.makeLeaves()) },
-            wide("wide, 1000 leaves", root: "1000") { WideRoot(leaves: Wide1000.makeLeaves()) },
-            Scenario(
-                name: "transient root, 100 singleton leaves",
-                provision: {
-                    let injector = try Injector(SmallModule())
-                    return repeating { try injector.get(WideRoot.self, named: "singletons") }
-                },
-                handWired: {
-                    let hand = SingletonLeavesHandWired()
-                    return repeating { WideRoot(leaves: hand.makeLeaves()) }
-                },
-                swinject: {
-                    let resolver = makeSmallContainer().synchronize()
-                    return repeating { resolved(resolver, WideRoot.self, named: "singletons") }
-                }
-            ),
+            // The wide roots come in two forms. "(array)": a closure binding that resolves each leaf into
+            // an array; its floor is one array literal of initializer calls. "(initializer)": a root
+            // whose initializer takes each leaf, bound to that initializer; its floor is one nested
+            // initializer call.
+            wideArray("wide, 10 leaves (array)", root: "10", \.wide10ArrayRoot) {
+                { count in inlinedLoop(count) { Wide10.makeArrayRoot() } }
+            },
+            wideInitializer("wide, 10 leaves (initializer)", Wide10Root.self, \.wide10Root) {
+                { count in inlinedLoop(count) { Wide10.makeRoot() } }
+            },
+            wideArray("wide, 100 leaves (array)", root: "100", \.wide100ArrayRoot) {
+                { count in inlinedLoop(count) { Wide100.makeArrayRoot() } }
+            },
+            wideInitializer("wide, 100 leaves (initializer)", Wide100Root.self, \.wide100Root) {
+                { count in inlinedLoop(count) { Wide100.makeRoot() } }
+            },
+            // The 1,000 leaves are appended in chunks of 50 (compile time), as in the other columns.
+            wideArray("wide, 1000 leaves (array)", root: "1000", \.wide1000ArrayRoot) {
+                { count in inlinedLoop(count) { Wide1000.makeArrayRoot() } }
+            },
+            // Floor: a new root per operation given the 100 stored singletons.
+            wideArray("transient root, 100 singleton leaves (array)", root: "singletons", \.singletonLeavesArrayRoot) {
+                let hand = SingletonLeavesHandWired()
+                return { count in inlinedLoop(count) { hand.makeArrayRoot() } }
+            },
+            wideInitializer(
+                "transient root, 100 singleton leaves (initializer)",
+                SingletonLeavesRoot.self,
+                \.singletonLeavesRoot
+            ) {
+                let hand = SingletonLeavesHandWired()
+                return { count in inlinedLoop(count) { hand.makeRoot() } }
+            },
             Scenario(
                 name: "mixed daemon graph (\(MixedGraph.serviceCount) services)",
                 provision: {
@@ -88,7 +109,8 @@ enum Scenarios {
                     }
                 },
                 handWired: mixedHandWired,
-                swinject: mixedSwinject
+                swinject: .setup(mixedSwinject),
+                swiftDependencies: .setup(mixedSwiftDependencies)
             ),
             Scenario(
                 name: "named lookup",
@@ -100,15 +122,22 @@ enum Scenarios {
                     let factories: [String: () -> BenchNamed] = [
                         "primary": BenchNamed.init, "secondary": BenchNamed.init,
                     ]
-                    return repeating {
-                        guard let factory = factories["primary"] else { preconditionFailure("di-bench: no factory") }
-                        return factory()
+                    return { count in
+                        inlinedLoop(count) {
+                            guard let factory = factories["primary"] else {
+                                preconditionFailure("di-bench: no factory")
+                            }
+                            return factory()
+                        }
                     }
                 },
-                swinject: {
+                swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
                     return repeating { resolved(resolver, BenchNamed.self, named: "primary") }
-                }
+                },
+                // Keys are types: a second implementation of a service is a second key type, which is the
+                // "transient leaf" scenario again.
+                swiftDependencies: .unsupported("n/a: no named keys")
             ),
             Scenario(
                 name: "resolve with arguments",
@@ -116,8 +145,10 @@ enum Scenarios {
                     let injector = try Injector(SmallModule())
                     return repeating { try injector.get(BenchJob.self, arguments: "job", 7) }
                 },
-                handWired: { repeating { BenchJob(name: "job", priority: 7, leaf: makeLeaf()) } },
-                swinject: {
+                handWired: {
+                    { count in inlinedLoop(count) { BenchJob(name: "job", priority: 7, leaf: BenchLeaf()) } }
+                },
+                swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
                     return repeating {
                         guard let job = resolver.resolve(BenchJob.self, arguments: "job", 7) else {
@@ -125,7 +156,9 @@ enum Scenarios {
                         }
                         return job
                     }
-                }
+                },
+                // A client endpoint that takes the arguments and reads the leaf with @Dependency.
+                swiftDependencies: .setup { readingDependency(\.benchJob) { $0.make("job", 7) } }
             ),
             Scenario(
                 name: "Provider<T>.get()",
@@ -135,15 +168,21 @@ enum Scenarios {
                     // The provider refers to its injector weakly: the workload keeps the injector alive.
                     return repeating { try withExtendedLifetime(injector) { try provider.get() } }
                 },
+                // Floor: a stored closure called (the optimizer may see through it).
                 handWired: {
-                    let provider: () -> BenchLeaf = makeLeaf
-                    return repeating { provider() }
+                    let provider: () -> BenchLeaf = { BenchLeaf() }
+                    return { count in inlinedLoop(count) { provider() } }
                 },
-                swinject: {
+                swinject: .setup {
                     // Swinject 2.10 has no Provider type: a closure over the resolver is its equivalent.
                     let resolver = makeSmallContainer().synchronize()
                     let provider = { resolved(resolver, BenchLeaf.self) }
                     return repeating { provider() }
+                },
+                // A feature holding `@Dependency` across calls, read at each call.
+                swiftDependencies: .setup {
+                    let feature = LeafFeature()
+                    return repeating { feature.makeLeaf() }
                 }
             ),
         ]
@@ -185,41 +224,81 @@ enum Scenarios {
         }
     }
 
+    /// The swift-dependencies workload of the mixed daemon graph: every root read and built once per
+    /// operation.
+    static func mixedSwiftDependencies() -> Sampler.Workload {
+        { count in
+            var sink: UInt = 0
+            for _ in 0..<count { sink ^= MixedGraph.dependencyRoots() }
+            return sink
+        }
+    }
+
     private static func deep<Root: AnyObject>(
         _ length: Int,
-        swinjectUnsupported: String? = nil,
         _ module: some Module,
-        _ container: @escaping () -> Container,
-        _ root: Root.Type,
+        _ container: (() -> Container)?,
+        _ keyPath: any KeyPath<DependencyValues, TransientFactory<Root>> & Sendable,
         hand: @escaping () throws -> Sampler.Workload
     ) -> Scenario {
         Scenario(
             name: "deep chain of \(length)",
             provision: {
                 let injector = try Injector(module)
-                return repeating { try injector.get(root) }
+                return repeating { try injector.get(Root.self) }
             },
             handWired: hand,
-            swinject: {
-                let resolver = container().synchronize()
-                return repeating { resolved(resolver, root) }
-            },
-            swinjectUnsupported: swinjectUnsupported
+            swinject: container.map { container in
+                .setup {
+                    let resolver = container().synchronize()
+                    return repeating { resolved(resolver, Root.self) }
+                }
+            } ?? .unsupported("n/a: depth > 200"),
+            swiftDependencies: .setup { readingDependency(keyPath) { $0() } }
         )
     }
 
-    private static func wide(_ name: String, root: String, hand: @escaping () -> WideRoot) -> Scenario {
+    /// A root bound by name to a closure that resolves each leaf into an array.
+    private static func wideArray(
+        _ name: String,
+        root: String,
+        _ keyPath: any KeyPath<DependencyValues, TransientFactory<WideRoot>> & Sendable,
+        hand: @escaping () throws -> Sampler.Workload
+    ) -> Scenario {
         Scenario(
             name: name,
             provision: {
                 let injector = try Injector(SmallModule())
                 return repeating { try injector.get(WideRoot.self, named: root) }
             },
-            handWired: { repeating(hand) },
-            swinject: {
+            handWired: hand,
+            swinject: .setup {
                 let resolver = makeSmallContainer().synchronize()
                 return repeating { resolved(resolver, WideRoot.self, named: root) }
-            }
+            },
+            swiftDependencies: .setup { readingDependency(keyPath) { $0() } }
+        )
+    }
+
+    /// A root whose initializer takes each leaf, bound to that initializer.
+    private static func wideInitializer<Root: AnyObject>(
+        _ name: String,
+        _ root: Root.Type,
+        _ keyPath: any KeyPath<DependencyValues, TransientFactory<Root>> & Sendable,
+        hand: @escaping () throws -> Sampler.Workload
+    ) -> Scenario {
+        Scenario(
+            name: name,
+            provision: {
+                let injector = try Injector(SmallModule())
+                return repeating { try injector.get(root) }
+            },
+            handWired: hand,
+            swinject: .setup {
+                let resolver = makeSmallContainer().synchronize()
+                return repeating { resolved(resolver, root) }
+            },
+            swiftDependencies: .setup { readingDependency(keyPath) { $0() } }
         )
     }
 
@@ -242,7 +321,7 @@ enum Scenarios {
                     return box
                 }
             },
-            swinject: {
+            swinject: .setup {
                 repeating {
                     let container = Container()
                     for name in names {
@@ -254,7 +333,10 @@ enum Scenarios {
                     }
                     return container
                 }
-            }
+            },
+            // swift-dependencies has no container to create: its keys are types, registered when the
+            // program is compiled, and each live value is built on first use.
+            swiftDependencies: .unsupported("n/a: no container")
         )
     }
 }
@@ -282,11 +364,6 @@ struct CreationModule: Module {
             SingletonLeaves.bindEagerLeaves(binder)
         }
     }
-}
-
-@inline(never)
-func makeLeaf() -> BenchLeaf {
-    BenchLeaf()
 }
 
 /// Resolves a named Swinject registration that the benchmark made itself.

@@ -19,18 +19,17 @@ final class BenchJob: Sendable {
     }
 }
 
-/// The roots of the wide graphs: each holds all its leaves.
+/// The roots of the wide graphs' "(array)" scenarios: each holds all its leaves in an array. The roots of
+/// the "(initializer)" scenarios, whose initializers take each leaf, are generated.
 final class WideRoot {
     let leaves: [AnyObject]
     init(leaves: [AnyObject]) { self.leaves = leaves }
 }
 
-/// The hand-wired singleton of the singleton-hit scenario, built once at start-up.
+/// The hand-wired singleton of the singleton-hit scenario, built once at start-up and stored in a `let`
+/// that the measuring loop reads directly.
 final class SingletonHolder: Sendable {
     let singleton = BenchSingleton()
-
-    @inline(never)
-    func get() -> BenchSingleton { singleton }
 }
 
 struct SmallModule: Module {
@@ -49,6 +48,9 @@ struct SmallModule: Module {
         Wide100.bindLeaves(binder)
         Wide1000.bindLeaves(binder)
         SingletonLeaves.bindLeaves(binder)
+        Wide10.bindRoot(binder)
+        Wide100.bindRoot(binder)
+        SingletonLeaves.bindRoot(binder)
     }
 }
 
@@ -74,5 +76,8 @@ func makeSmallContainer() -> Container {
     Wide100.registerLeaves(container)
     Wide1000.registerLeaves(container)
     SingletonLeaves.registerLeaves(container)
+    Wide10.registerRoot(container)
+    Wide100.registerRoot(container)
+    SingletonLeaves.registerRoot(container)
     return container
 }

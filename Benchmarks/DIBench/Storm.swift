@@ -38,7 +38,9 @@ enum Storm {
                 StormModule(runs: runs)
             )
             return Round(resolve: { try? injector.get(StormTarget.self) }, factoryRuns: runs)
-        case .swinject, .handWired:
+        // Only Provision and Swinject are stormed (`run`): hand-wired code has no lazy singleton, and
+        // swift-dependencies caches its live values process-wide, so it has no fresh container per round.
+        case .swinject, .handWired, .swiftDependencies:
             let container = Container()
             container.register(StormTarget.self) { _ in
                 runs.value.add(1, ordering: .relaxed)

@@ -1,10 +1,11 @@
+import Dependencies
 import Dispatch
 import Provision
 import Swinject
 import Synchronization
 
 /// Multi-thread throughput: threads resolving from one shared injector (or container, or hand-wired
-/// graph) for a fixed time; total operations per second, and scaling against one thread.
+/// graph, or swift-dependencies' process-wide live values) for a fixed time; total operations per second, and scaling against one thread.
 struct ThroughputResult: Codable, Sendable {
     var scenario: String
     var threads: Int
@@ -48,14 +49,16 @@ enum Throughput {
                         for _ in 0..<count { sink ^= MixedGraph.resolveRoots(resolver) }
                         return sink
                     },
+                    .swiftDependencies: Shared(run: Scenarios.mixedSwiftDependencies()),
                 ]
             ),
             (
                 "singleton hit",
                 [
                     .provision: Shared(run: repeating { try injector.get(BenchSingleton.self) }),
-                    .handWired: Shared(run: repeating { holder.get() }),
+                    .handWired: Shared { count in inlinedLoop(count) { holder.singleton } },
                     .swinject: Shared(run: repeating { resolved(small, BenchSingleton.self) }),
+                    .swiftDependencies: Shared(run: readingDependency(\.benchSingleton) { $0 }),
                 ]
             ),
         ]
