@@ -33,15 +33,30 @@ extension Injector {
                 Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self
             {
                 try StackGuard.check(key)
-                return try Recipe.build(
+                return try buildTransient(
                     key,
                     unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self),
-                    Resolver(injector: self, context: ResolutionContext.root.pushing(key)),
                     repeat each arguments
                 )
             }
         }
         return try resolve(key, as: type, arguments: repeat each arguments)
+    }
+
+    /// Builds a new instance of a transient binding with arguments for a top-level request: its factory
+    /// runs with a resolver whose path starts at `key`. Both paths of ``get(_:named:arguments:)`` end here.
+    @inlinable
+    func buildTransient<T, each Argument>(
+        _ key: BindingKey,
+        _ factory: ArgumentFactory<T, repeat each Argument>,
+        _ arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
+        try Recipe.build(
+            key,
+            factory,
+            Resolver(injector: self, context: ResolutionContext.root.pushing(key)),
+            repeat each arguments
+        )
     }
 
     /// ``get(_:named:arguments:)`` for every request: through parent injectors and just-in-time
@@ -93,14 +108,7 @@ extension Injector {
             )
         }
         let factory = unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self)
-        guard let cell = node.cell else {
-            return try Recipe.build(
-                key,
-                factory,
-                Resolver(injector: self, context: ResolutionContext.root.pushing(key)),
-                repeat each arguments
-            )
-        }
+        guard let cell = node.cell else { return try buildTransient(key, factory, repeat each arguments) }
         // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
         // the closure: Swift 6.3's compiler crashes on pack operations inside a closure here.
         let call = ArgumentCall(key: key, factory: factory, arguments: repeat each arguments)
