@@ -11,20 +11,17 @@
 #if defined(__APPLE__) || defined(__linux__)
 #include <pthread.h>
 
-// The calling thread's stack, [low, high), read once per thread; low == 0 until read, and
-// high == 0 once reading failed.
-static _Thread_local uintptr_t stack_low;
-static _Thread_local uintptr_t stack_high;
-static _Thread_local int stack_read;
+_Thread_local struct c_provision_stack_bounds c_provision_stack __attribute__((tls_model("initial-exec")));
 
-static void read_stack_bounds(void) {
-    stack_read = 1;
+void c_provision_stack_read_bounds(void) {
+    struct c_provision_stack_bounds *bounds = &c_provision_stack;
+    bounds->read = 1;
 #if defined(__APPLE__)
     pthread_t self = pthread_self();
     uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(self);
     size_t size = pthread_get_stacksize_np(self);
-    stack_high = top;
-    stack_low = top - size;
+    bounds->high = top;
+    bounds->low = top - size;
 #else
     pthread_attr_t attributes;
     if (pthread_getattr_np(pthread_self(), &attributes) != 0) {
@@ -33,35 +30,22 @@ static void read_stack_bounds(void) {
     void *address = NULL;
     size_t size = 0;
     if (pthread_attr_getstack(&attributes, &address, &size) == 0 && address != NULL) {
-        stack_low = (uintptr_t)address;
-        stack_high = stack_low + size;
+        bounds->low = (uintptr_t)address;
+        bounds->high = bounds->low + size;
     }
     pthread_attr_destroy(&attributes);
 #endif
 }
 
-intptr_t c_provision_stack_remaining(void) {
-    if (!stack_read) {
-        read_stack_bounds();
-    }
-    // This function's own frame: the caller's stack pointer, give or take a few words.
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    if (here <= stack_low || here >= stack_high) {
-        return INTPTR_MAX;
-    }
-    return (intptr_t)(here - stack_low);
-}
-
 intptr_t c_provision_stack_size(void) {
-    if (!stack_read) {
-        read_stack_bounds();
+    struct c_provision_stack_bounds *bounds = &c_provision_stack;
+    if (!bounds->read) {
+        c_provision_stack_read_bounds();
     }
-    return (intptr_t)(stack_high - stack_low);
+    return (intptr_t)(bounds->high - bounds->low);
 }
 
 #else
-
-intptr_t c_provision_stack_remaining(void) { return INTPTR_MAX; }
 
 intptr_t c_provision_stack_size(void) { return 0; }
 

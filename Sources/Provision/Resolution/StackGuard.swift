@@ -1,4 +1,4 @@
-internal import CProvisionStack
+public import CProvisionStack
 
 /// Stops a resolution that would overflow its thread's stack, with a
 /// ``ProvisionError/Code/depthExceeded`` error instead of a crash.
@@ -20,7 +20,7 @@ enum StackGuard {
     /// The stack that must be left when a resolution goes one level deeper: 128 KiB. It covers the
     /// unchecked levels of a static chain below a checked one (``staticStride`` levels of at most
     /// 2 KiB each in a debug build), a user factory's own frames, and the error's unwinding.
-    static let margin = 128 * 1024
+    static let margin = inlinableMargin
 
     /// On chains of static edges (constructors, delegations, singletons), one binding in every this
     /// many levels checks the stack (see ``Linker``).
@@ -29,11 +29,23 @@ enum StackGuard {
     /// Throws ``ProvisionError/Code/depthExceeded`` for `key` when less than ``margin`` bytes of the
     /// thread's stack are left. The error's path starts with `key`; each level of the resolution adds
     /// its key as the error propagates.
-    @usableFromInline
+    ///
+    /// Inlined: the comparison is a few instructions (see `c_provision_stack_remaining`); only the error
+    /// is made out of line.
+    @inlinable @inline(__always)
     static func check(_ key: BindingKey) throws(ProvisionError) {
         let remaining = c_provision_stack_remaining()
-        guard remaining < margin else { return }
-        throw exceeded(key, remaining: remaining, path: [key])
+        guard remaining < inlinableMargin else { return }
+        throw exceeded(key, remaining: remaining)
+    }
+
+    /// ``margin``, for inlinable code.
+    @inlinable static var inlinableMargin: Int { 128 * 1024 }
+
+    /// The error of ``check(_:)``.
+    @usableFromInline
+    static func exceeded(_ key: BindingKey, remaining: Int) -> ProvisionError {
+        exceeded(key, remaining: remaining, path: [key])
     }
 
     /// ``check(_:)`` for a caller that knows the whole path to `key` (the linker): the error carries it.
