@@ -3,14 +3,12 @@ public import Synchronization
 /// A write-once slot for a singleton's instance (or a scoped instance in one ``ServiceScope``), read with
 /// one acquiring load and no lock.
 ///
-/// The instance is published with one atomic store of a retained object's address: the instance itself
-/// when `T` is a class (a reference fits the word, and a request then reads it with one load fewer), an
-/// ``InstanceBox`` holding it for any other `T` (a struct, an existential). The cell retains that object
-/// from publication until it is released.
+/// The instance is published with one atomic store of a retained object's address (see
+/// ``PublishedValue``): the instance itself when `T` is a class, a box holding it otherwise. The cell
+/// retains that object from publication until it is released.
 @usableFromInline
 final class InstanceCell<T> {
-    /// The published object's address (see ``AtomicReference``), 0 until published: the instance when
-    /// ``storesReference``, its box otherwise.
+    /// The published object's address (see ``PublishedValue``), 0 until published.
     @usableFromInline let box = Atomic<UInt>(0)
 
     /// The key of the singleton binding this cell belongs to.
@@ -30,43 +28,30 @@ final class InstanceCell<T> {
     /// Whether the cell holds a singleton (whose build leaves any scope behind) or a scoped instance.
     let isScoped: Bool
 
+    /// The node of the singleton binding whose cell this is, which mirrors the published word (see
+    /// `Node.instance`); `nil` for a scoped instance's cell. Unowned and unchecked: the node owns the
+    /// cell.
+    unowned(unsafe) let node: Node<T>?
+
     /// Whether the instance was given when the binding was declared (an instance binding).
     @usableFromInline private(set) var isPrebuilt = false
 
     @usableFromInline
-    init(key: BindingKey, injector: Injector, recorder: InstanceRecorder?, isScoped: Bool) {
+    init(key: BindingKey, injector: Injector, recorder: InstanceRecorder?, isScoped: Bool, node: Node<T>? = nil) {
         self.key = key
         self.injector = injector
         self.recorder = recorder
         self.isScoped = isScoped
+        self.node = node
     }
 
     deinit {
-        AtomicReference.release(box)
-    }
-
-    /// Whether the cell publishes the instance itself: `T` is a class, or another type whose value is a
-    /// single strong reference (`AnyObject`). Known when the caller is specialized.
-    @inlinable static var storesReference: Bool {
-        T.self is AnyObject.Type && MemoryLayout<T>.size == MemoryLayout<UnsafeRawPointer>.size
+        PublishedValue<T>.release(box)
     }
 
     /// The published instance, or `nil` while it is not built.
     @inlinable var value: T? {
-        guard let address = UnsafeRawPointer(bitPattern: box.load(ordering: .acquiring)) else { return nil }
-        if Self.storesReference {
-            // The word holds a retained reference to the instance (see `stored(_:)`).
-            return unsafeBitCast(address, to: T.self)
-        }
-        return Unmanaged<InstanceBox<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.value }
-    }
-
-    /// The word that publishes `value`: a retained reference to the instance, or to a box holding it.
-    private static func stored(_ value: T) -> UInt {
-        if storesReference {
-            return AtomicReference.bits(Unmanaged.passRetained(value as AnyObject))
-        }
-        return AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value)))
+        PublishedValue<T>.load(box)
     }
 
     /// Records a built instance (when the cell has a recorder), then publishes it. Called once, by the
@@ -77,7 +62,7 @@ final class InstanceCell<T> {
     /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
     func publish(_ value: T) {
         _ = recorder?.record(key, value)
-        box.store(Self.stored(value), ordering: .releasing)
+        store(PublishedValue<T>.retainedWord(value))
     }
 
     /// Publishes an instance binding's value, before the cell is shared with any other thread. The value
@@ -85,16 +70,13 @@ final class InstanceCell<T> {
     @usableFromInline
     func prebuild(_ value: T) {
         isPrebuilt = true
-        box.store(Self.stored(value), ordering: .releasing)
+        store(PublishedValue<T>.retainedWord(value))
     }
-}
 
-@usableFromInline
-final class InstanceBox<T> {
-    @usableFromInline let value: T
-
-    init(_ value: T) {
-        self.value = value
+    /// Publishes `word` in the cell, then in its node (see ``node``).
+    private func store(_ word: UInt) {
+        box.store(word, ordering: .releasing)
+        node?.instance.store(word, ordering: .releasing)
     }
 }
 

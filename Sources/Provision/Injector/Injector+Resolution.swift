@@ -24,14 +24,19 @@ extension Injector {
     ///   requests that led to it.
     /// - Complexity: After the first request, one lock-free table lookup plus the work of the
     ///   factories; a built singleton costs one atomic load.
-    @inlinable
+    @inlinable @inline(__always)
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         try resolve(BindingKey(type, named: name), as: type, context: .root)
     }
 
-    /// Resolves `key` with `context`'s resolution path. Inlinable, like ``get(_:named:)-6n1xw``, so that the
-    /// caller's specialization reaches the plan call: a linked binding costs a lookup and a closure call.
-    @inlinable
+    /// Resolves `key` with `context`'s resolution path.
+    ///
+    /// Always inlined, with only the first step in it: the lookup, and for a built singleton (or an
+    /// instance binding) the read of its published instance. A singleton hit then costs the caller a
+    /// table probe, two loads and the retain of the instance it returns, with no call; everything else
+    /// (a transient's build, the first request's linking, a miss) is one call, specialized for `T`
+    /// (`Node.resolveUnpublished(_:)`, or for a miss ``resolveUnbound(_:as:context:)``).
+    @inlinable @inline(__always)
     func resolve<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
         guard let raw = lookup.node(for: key) else {
             return try resolveUnbound(key, as: type, context: context)
@@ -39,20 +44,12 @@ extension Injector {
         // Every node stored under a key for `T` is a `Node<T>` (see `node(for:as:)`). The registry keeps
         // it alive, so it is used without retaining it.
         let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())
-        // A built singleton (or an instance binding) is served straight from its cell.
-        if let value = node._withUnsafeGuaranteedRef({ $0.cell?.value }) {
+        if let value = node._withUnsafeGuaranteedRef({ PublishedValue<T>.load($0.instance) }) {
             return value
         }
-        // A plain transient leaf: its initializer, called directly (see `Node.isDirect`).
-        let direct = node._withUnsafeGuaranteedRef { node in
-            Result { () throws(ProvisionError) in try node.makeDirectly(context) }
+        let rest = node._withUnsafeGuaranteedRef { node in
+            Result { () throws(ProvisionError) in try node.resolveUnpublished(context) }
         }
-        if let value = try direct.get() {
-            return value
-        }
-        guard let plan = node._withUnsafeGuaranteedRef({ AtomicReference.load($0.linkedPlan, as: Plan<T>.self) }) else {
-            return try node.takeUnretainedValue().linkAndMake(context)
-        }
-        return try PlanReference(plan).make(context)
+        return try rest.get()
     }
 }

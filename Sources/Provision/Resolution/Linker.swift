@@ -219,7 +219,7 @@ final class Linker {
         if node.cell != nil {
             // A singleton or instance binding of a reference type: read from its cell's word, and built
             // through its plan while the word is empty. Other types keep their plan.
-            guard InstanceCell<D>.storesReference else { return PlanReference(plan) }
+            guard PublishedValue<D>.storesReference else { return PlanReference(plan) }
             return PlanReference(node: node, tags: ReferenceTag.instance)
         }
         guard node.isDirect else { return PlanReference(plan) }

@@ -88,11 +88,9 @@ struct PlanReference<T>: Sendable {
             }
             return try Unmanaged<Node<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { node in
                 if bits & ReferenceTag.instance != 0 {
-                    // A built singleton's cell holds a retained reference to its instance (see
-                    // `InstanceCell.value`); while it is empty, the plan builds it behind its gate.
-                    if let instance = UnsafeRawPointer(
-                        bitPattern: node.cell.unsafelyUnwrapped.box.load(ordering: .acquiring))
-                    {
+                    // A built singleton's node holds a reference to its instance (see `Node.instance`);
+                    // while it is empty, the plan builds it behind its gate.
+                    if let instance = UnsafeRawPointer(bitPattern: node.instance.load(ordering: .acquiring)) {
                         return unsafeBitCast(instance, to: T.self)
                     }
                     guard let plan = node.plan else { return try node.linkAndMake(context) }
