@@ -1,4 +1,5 @@
 import Dispatch
+public import Synchronization
 
 /// Resolves a `T` the first time its ``value`` is read, then returns that same instance.
 ///
@@ -42,6 +43,10 @@ public final class Lazy<T: Sendable>: Sendable {
         case reentered
     }
 
+    /// The resolved value, published once (see ``PublishedValue``) when the state becomes `resolved`,
+    /// with the state's lock held; 0 before. A read of a resolved handle is this one acquiring load.
+    @usableFromInline let published = Atomic<UInt>(0)
+
     private let provider: Provider<T>
     /// Protects the state; held for bookkeeping only, never while the value is resolved or a reader
     /// waits, and no other lock is taken under it.
@@ -51,6 +56,10 @@ public final class Lazy<T: Sendable>: Sendable {
         self.provider = provider
     }
 
+    deinit {
+        PublishedValue<T>.release(published)
+    }
+
     /// The value, resolved on first access.
     ///
     /// - Throws: ``ProvisionError``: what resolving the value throws (the next read tries again);
@@ -58,11 +67,25 @@ public final class Lazy<T: Sendable>: Sendable {
     ///   the same thread; ``ProvisionError/Code/timedOut`` when another thread's read of the handle took
     ///   longer than ``Injector/Configuration/singletonWaitTimeout``; or
     ///   ``ProvisionError/Code/injectorReleased`` when the injector is gone.
+    @inlinable
     public var value: T {
         get throws(ProvisionError) {
-            if case .resolved(let value) = state.withLock({ $0 }) { return value }
-            return try read(in: provider.injector.injector(for: provider.key))
+            if let value = PublishedValue<T>.load(published) { return value }
+            return try resolveValue()
         }
+    }
+
+    /// The first reads of ``value``, until one of them resolves it.
+    @usableFromInline
+    func resolveValue() throws(ProvisionError) -> T {
+        if case .resolved(let value) = state.withLock({ $0 }) { return value }
+        return try read(in: provider.injector.injector(for: provider.key))
+    }
+
+    /// Makes `value` the handle's value: the state's lock is held and the state was not `resolved`.
+    private func resolve(_ state: inout State, to value: T) {
+        state = .resolved(value)
+        published.store(PublishedValue<T>.retainedWord(value), ordering: .releasing)
     }
 
     /// How many threads wait for the read in flight (0 when none is), for tests.
@@ -83,7 +106,7 @@ public final class Lazy<T: Sendable>: Sendable {
             // once, catches a read that re-enters its build, and puts waits in the waits-for graph.
             let value = try node.resolve(.root)
             state.withLock { state in
-                if case .unresolved = state { state = .resolved(value) }
+                if case .unresolved = state { self.resolve(&state, to: value) }
             }
             return value
         }
@@ -124,7 +147,7 @@ public final class Lazy<T: Sendable>: Sendable {
                 let (gate, waiting) = state.withLock { state -> (LazyGate<T>?, Int) in
                     guard case .reading(_, let gate, let waiting) = state else { return (nil, 0) }
                     switch result {
-                    case .success(let value): state = .resolved(value)
+                    case .success(let value): self.resolve(&state, to: value)
                     case .failure: state = .unresolved
                     }
                     return (gate, waiting)
