@@ -29,13 +29,14 @@ extension Injector {
         // error, takes the general path below, which decides the same way.
         if let raw = lookup.node(for: key) {
             let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque()).takeUnretainedValue()
-            if node.cell == nil, let info = node.options?.arguments,
+            if node.cell == nil, let options = node.options, let info = options.arguments,
                 Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self
             {
                 try StackGuard.check(key)
                 return try buildTransient(
                     key,
                     unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self),
+                    options,
                     repeat each arguments
                 )
             }
@@ -45,16 +46,20 @@ extension Injector {
 
     /// Builds a new instance of a transient binding with arguments for a top-level request: its factory
     /// runs with a resolver whose path starts at `key`. Both paths of ``get(_:named:arguments:)`` end here.
+    ///
+    /// The path's root frame is the binding's own, made by its first request (see
+    /// `RecipeOptions.rootFrame(for:)`): a request allocates nothing beyond what its factory builds.
     @inlinable
     func buildTransient<T, each Argument>(
         _ key: BindingKey,
         _ factory: ArgumentFactory<T, repeat each Argument>,
+        _ options: RecipeOptions,
         _ arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         try Recipe.build(
             key,
             factory,
-            Resolver(injector: self, context: ResolutionContext.root.pushing(key)),
+            Resolver(injector: self, context: ResolutionContext(frame: options.rootFrame(for: key))),
             repeat each arguments
         )
     }
@@ -76,7 +81,7 @@ extension Injector {
         try StackGuard.check(key)
         // Built only for an error: formatting type names costs microseconds.
         var given: String { ArgumentFactory<T, repeat each Argument>.signature }
-        guard let info = node.options?.arguments else {
+        guard let options = node.options, let info = options.arguments else {
             if let forwarding = node.options?.forwarding {
                 // Linking the delegation checks its chain of targets for a cycle (which forwarding the
                 // arguments from one target to the next would otherwise follow forever).
@@ -108,7 +113,7 @@ extension Injector {
             )
         }
         let factory = unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self)
-        guard let cell = node.cell else { return try buildTransient(key, factory, repeat each arguments) }
+        guard let cell = node.cell else { return try buildTransient(key, factory, options, repeat each arguments) }
         // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
         // the closure: Swift 6.3's compiler crashes on pack operations inside a closure here.
         let call = ArgumentCall(key: key, factory: factory, arguments: repeat each arguments)

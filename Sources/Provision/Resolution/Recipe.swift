@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// How a binding builds its value, before linking: the unlinked half of a ``Plan``.
 ///
 /// A recipe knows the keys it depends on (for validation and diagrams) and how to turn itself into a
@@ -71,9 +73,41 @@ final class RecipeOptions: Sendable {
     /// For delegating bindings: passes a request's arguments on to the target binding.
     let forwarding: (any ArgumentForwarding)?
 
+    /// The path frame a top-level request with arguments pushes for this binding (see
+    /// ``rootFrame(for:)``): made by the first such request and published once, retained here (released
+    /// in `deinit`).
+    private let publishedRootFrame = Atomic<UInt>(0)
+
     init(arguments: ArgumentInfo? = nil, forwarding: (any ArgumentForwarding)? = nil) {
         self.arguments = arguments
         self.forwarding = forwarding
+    }
+
+    deinit {
+        AtomicReference.release(publishedRootFrame)
+    }
+
+    /// The frame of a top-level request for `key`, this binding's key: the root of the path its factory
+    /// resolves in. A frame without a parent is the same for every such request, so it is made once
+    /// instead of once per request (a request for another key, if a recipe is ever shared, gets its own).
+    @usableFromInline
+    func rootFrame(for key: BindingKey) -> PathFrame {
+        if let frame = AtomicReference.load(publishedRootFrame, as: PathFrame.self)?.takeUnretainedValue(),
+            frame.key == key
+        {
+            return frame
+        }
+        return makeRootFrame(for: key)
+    }
+
+    /// Makes the root frame for `key` and publishes it, unless a frame was published already.
+    private func makeRootFrame(for key: BindingKey) -> PathFrame {
+        let made = PathFrame(key: key, parent: nil, isSingleton: false)
+        let retained = Unmanaged.passRetained(made)
+        if !AtomicReference.publishOnce(publishedRootFrame, retained).published {
+            retained.release()
+        }
+        return made
     }
 }
 
