@@ -1,3 +1,4 @@
+import Dispatch
 import Provision
 import Synchronization
 import Testing
@@ -100,6 +101,35 @@ struct ArgumentRequestTests {
         )
         let error = #expect(throws: ProvisionError.self) { try injector.get(Headlight.self, arguments: "x") }
         #expect(error?.code == .cycle)
+    }
+
+    @Test("every request with arguments, first or later, on any thread, reports a re-entry as a cycle from its key")
+    func reentryIsACycleOnEveryRequest() throws {
+        let injector = try Injector(
+            TestModule { binder in
+                binder.bind(Headlight.self).withArguments(String.self).to { resolver, brand in
+                    _ = try resolver.get(Headlight.self)
+                    return Headlight(brand: brand)
+                }
+            }
+        )
+        // The first request makes the binding's root path frame; the later ones, here from 4 threads at
+        // once, reuse it.
+        let cycles = Atomic<Int>(0)
+        let paths = Mutex<Set<[BindingKey]>>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<250 {
+                do throws(ProvisionError) {
+                    _ = try injector.get(Headlight.self, arguments: "x")
+                } catch {
+                    guard error.code == .cycle else { continue }
+                    cycles.add(1, ordering: .relaxed)
+                    paths.withLock { _ = $0.insert(error.path) }
+                }
+            }
+        }
+        #expect(cycles.load(ordering: .relaxed) == 1_000)
+        #expect(paths.withLock { $0 } == [[BindingKey(Headlight.self), BindingKey(Headlight.self)]])
     }
 
     @Test("after shutdown a request with arguments throws shutDown")
