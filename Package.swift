@@ -39,9 +39,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Swinject", package: "Swinject"),
                 .product(name: "Dependencies", package: "swift-dependencies"),
+                "CHeapUsage",
             ],
             path: "Benchmarks/DIBench"
         ),
+        // glibc's count of the heap in use, for di-bench's memory-per-binding report.
+        .target(name: "CHeapUsage", path: "Benchmarks/CHeapUsage"),
         .target(
             name: "ProvisionServiceLifecycle",
             dependencies: [

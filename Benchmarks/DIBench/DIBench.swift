@@ -56,7 +56,7 @@ struct DIBench: ParsableCommand {
         }
         if list {
             for scenario in Scenarios.all { print(scenario.name) }
-            print("throughput: mixed daemon graph\nthroughput: singleton hit\nfirst-access storm")
+            print("throughput: mixed daemon graph\nthroughput: singleton hit\nfirst-access storm\nmemory per binding")
             return
         }
         #if DEBUG
@@ -145,12 +145,20 @@ struct DIBench: ParsableCommand {
             stormFailed = report.storms.contains { $0.implementation == "provision" && $0.badRounds > 0 }
         }
 
+        if matches("memory per binding") {
+            selected += 1
+            let footprint = try Footprint.run(copies: quick ? 2 : 10)
+            report.footprint = footprint
+            if footprint.count == 3 { completed += 1 }
+        }
+
         print("di-bench — \(report.cpu), \(report.cores) cores, \(report.toolchain), \(report.date)")
         print(
             "medians over \(plan.samples) interleaved samples of at least \(plan.sampleNanoseconds / 1_000) µs each\n")
         if !report.scenarios.isEmpty { print(report.resolutionTable() + "\n") }
         if !report.throughput.isEmpty { print(report.throughputTable() + "\n") }
         if !report.storms.isEmpty { print(report.stormTable() + "\n") }
+        if report.footprint?.isEmpty == false { print(report.footprintTable() + "\n") }
         if let compare { print(try Compare.report(current: report, baselinePath: compare) + "\n") }
         if let json {
             let encoder = JSONEncoder()

@@ -19,6 +19,8 @@ struct BenchReport: Codable {
     var scenarios: [ScenarioResult] = []
     var throughput: [ThroughputResult] = []
     var storms: [StormResult] = []
+    /// Absent from reports written before it was measured.
+    var footprint: [Footprint.Result]? = nil
 
     init(quick: Bool) {
         #if compiler(>=6.3)
@@ -161,6 +163,18 @@ extension BenchReport {
             ],
             rows
         )
+    }
+
+    func footprintTable() -> String {
+        let results = footprint ?? []
+        let handWired = results.first { $0.implementation == "hand-wired" }?.bytesPerBinding
+        let rows = results.map { row in
+            [
+                row.implementation, "\(Int(row.bytesPerBinding.rounded())) B",
+                handWired.map { $0 > 0 ? TextTable.ratio(row.bytesPerBinding / $0) : "-" } ?? "-",
+            ]
+        }
+        return TextTable.render(["memory, injector of 10k bindings", "per binding", "÷ hand-wired"], rows)
     }
 
     private func ratio(_ numerator: Measurement?, over denominator: Measurement?) -> String {

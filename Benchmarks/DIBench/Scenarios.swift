@@ -174,16 +174,39 @@ enum Scenarios {
                     return { count in inlinedLoop(count) { provider() } }
                 },
                 swinject: .setup {
-                    // Swinject 2.10 has no Provider type: a closure over the resolver is its equivalent.
                     let resolver = makeSmallContainer().synchronize()
-                    let provider = { resolved(resolver, BenchLeaf.self) }
-                    return repeating { provider() }
+                    let provider = resolved(resolver, Swinject.Provider<BenchLeaf>.self)
+                    return repeating { provider.instance }
                 },
                 // A feature holding `@Dependency` across calls, read at each call.
                 swiftDependencies: .setup {
                     let feature = LeafFeature()
                     return repeating { feature.makeLeaf() }
                 }
+            ),
+            Scenario(
+                name: "Lazy<T>.value (built)",
+                provision: {
+                    let injector = try Injector(SmallModule())
+                    let lazy = try injector.get(Provision.Lazy<BenchLeaf>.self)
+                    _ = try lazy.value
+                    return repeating { try withExtendedLifetime(injector) { try lazy.value } }
+                },
+                // Floor: a thread-safe lazy reference that is set already (Synchronization's
+                // `AtomicLazyReference`), read.
+                handWired: {
+                    let lazy = HandLazy()
+                    _ = lazy.value
+                    return { count in inlinedLoop(count) { lazy.value } }
+                },
+                // Swinject's `Lazy` (which doesn't lock: it is not for sharing across threads).
+                swinject: .setup {
+                    let resolver = makeSmallContainer().synchronize()
+                    let lazy = resolved(resolver, Swinject.Lazy<BenchLeaf>.self)
+                    _ = lazy.instance
+                    return repeating { lazy.instance }
+                },
+                swiftDependencies: .unsupported("n/a: no lazy handle")
             ),
         ]
     }

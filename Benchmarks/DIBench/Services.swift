@@ -1,5 +1,6 @@
 import Provision
 import Swinject
+import Synchronization
 
 // Hand-written services of the small scenarios. The large graphs are generated (Generated/).
 
@@ -30,6 +31,33 @@ final class WideRoot {
 /// that the measuring loop reads directly.
 final class SingletonHolder: Sendable {
     let singleton = BenchSingleton()
+}
+
+/// The floor of the lazy handle: a thread-safe lazy reference, set on first read, as an expert writes
+/// it: the object's address published in one atomic word (Synchronization's `AtomicLazyReference` would
+/// be slower: its `load()` is not specialized on Linux, and instantiates generic metadata per read).
+final class HandLazy: Sendable {
+    private let word = Atomic<UInt>(0)
+
+    deinit {
+        if let address = UnsafeRawPointer(bitPattern: word.load(ordering: .acquiring)) {
+            Unmanaged<BenchLeaf>.fromOpaque(address).release()
+        }
+    }
+
+    /// The leaf, made on first read; later reads are one acquiring load.
+    var value: BenchLeaf {
+        if let address = UnsafeRawPointer(bitPattern: word.load(ordering: .acquiring)) {
+            return Unmanaged<BenchLeaf>.fromOpaque(address).takeUnretainedValue()
+        }
+        let made = Unmanaged.passRetained(BenchLeaf())
+        let (exchanged, current) = word.compareExchange(
+            expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+        if exchanged { return made.takeUnretainedValue() }
+        made.release()
+        return Unmanaged<BenchLeaf>.fromOpaque(UnsafeRawPointer(bitPattern: current).unsafelyUnwrapped)
+            .takeUnretainedValue()
+    }
 }
 
 struct SmallModule: Module {
