@@ -1,6 +1,6 @@
 extension Node {
-    /// The plan that builds a fresh value, instrumented for the injector's ``ResolutionObserver``; the
-    /// plan itself when there is no observer.
+    /// The plan that builds a fresh value, run through the injector's ``ResolutionObserver``'s build hook
+    /// (``ResolutionObserver/observeBuild(of:scope:_:)``); the plan itself when there is no observer.
     ///
     /// Called once per binding, when it is linked (from `scoped`), so the decision costs nothing when
     /// resolving: an injector without an observer publishes exactly the plans it would without
@@ -13,15 +13,7 @@ extension Node {
         let key = self.key
         let scope = self.scope
         return Plan { context throws(ProvisionError) in
-            let started = ContinuousClock.now
-            do throws(ProvisionError) {
-                let value = try plan.make(context)
-                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: nil))
-                return value
-            } catch {
-                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: error))
-                throw error
-            }
+            try observer.observeBuild(of: key, scope: scope) { () throws(ProvisionError) in try plan.make(context) }
         }
     }
 
@@ -31,22 +23,16 @@ extension Node {
         let key = self.key
         let scope = self.scope
         return AsyncPlan { context throws(ProvisionError) in
-            let started = ContinuousClock.now
-            do throws(ProvisionError) {
-                let value = try await plan.make(context)
-                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: nil))
-                return value
-            } catch {
-                observer.receive(ResolutionEvent.build(of: key, scope: scope, since: started, failure: error))
-                throw error
+            try await observer.observeAsyncBuild(of: key, scope: scope) { () async throws(ProvisionError) in
+                try await plan.make(context)
             }
         }
     }
 }
 
 extension ResolutionEvent {
-    /// The event for one build: `built`, or `failed` with its error. Not generic, so that the
-    /// specialized plans calling it pay no metadata lookup.
+    /// The event for one build: `built`, or `failed` with its error, timed from `started`. Made by the
+    /// default build hooks of ``ResolutionObserver``.
     @usableFromInline
     static func build(
         of key: BindingKey,
