@@ -10,9 +10,9 @@ enum Scenarios {
 
     // MARK: Resolution
 
-    // The hand-wired column is the floor each scenario is measured against: the fastest natural code
-    // for the same objects, run in the measuring loop itself (`inlinedLoop`), where the optimizer may
-    // inline it. What each floor is:
+    // Every column's operation runs in the measuring loop itself (`inlinedLoop`), where the optimizer
+    // may inline it, as it would in a user's own function. The hand-wired column is the floor each
+    // scenario is measured against: the fastest natural code for the same objects. What each floor is:
     // - singleton hit: a `let` read (the instance was built once at start-up);
     // - transients: one nested initializer call per operation, every object allocated;
     // - roots whose leaves are singletons: the root's initializer given the stored leaves.
@@ -24,7 +24,7 @@ enum Scenarios {
                 provision: {
                     let injector = try Injector(SmallModule())
                     _ = try injector.get(BenchSingleton.self)
-                    return repeating { try injector.get(BenchSingleton.self) }
+                    return { count in try inlinedLoop(count) { try injector.get(BenchSingleton.self) } }
                 },
                 // Floor: the stored `let` handed to the checksum at every operation (the optimizer may
                 // hoist the load itself out of the loop: a `let` can't change).
@@ -34,7 +34,7 @@ enum Scenarios {
                 },
                 swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
-                    return repeating { resolved(resolver, BenchSingleton.self) }
+                    return { count in inlinedLoop(count) { resolved(resolver, BenchSingleton.self) } }
                 },
                 swiftDependencies: .setup { readingDependency(\.benchSingleton) { $0 } }
             ),
@@ -42,13 +42,13 @@ enum Scenarios {
                 name: "transient leaf",
                 provision: {
                     let injector = try Injector(SmallModule())
-                    return repeating { try injector.get(BenchLeaf.self) }
+                    return { count in try inlinedLoop(count) { try injector.get(BenchLeaf.self) } }
                 },
                 // Floor: one allocation and its release per operation.
                 handWired: { { count in inlinedLoop(count) { BenchLeaf() } } },
                 swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
-                    return repeating { resolved(resolver, BenchLeaf.self) }
+                    return { count in inlinedLoop(count) { resolved(resolver, BenchLeaf.self) } }
                 },
                 swiftDependencies: .setup { readingDependency(\.benchLeaf) { $0() } }
             ),
@@ -116,7 +116,7 @@ enum Scenarios {
                 name: "named lookup",
                 provision: {
                     let injector = try Injector(SmallModule())
-                    return repeating { try injector.get(BenchNamed.self, named: "primary") }
+                    return { count in try inlinedLoop(count) { try injector.get(BenchNamed.self, named: "primary") } }
                 },
                 handWired: {
                     let factories: [String: () -> BenchNamed] = [
@@ -133,7 +133,7 @@ enum Scenarios {
                 },
                 swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
-                    return repeating { resolved(resolver, BenchNamed.self, named: "primary") }
+                    return { count in inlinedLoop(count) { resolved(resolver, BenchNamed.self, named: "primary") } }
                 },
                 // Keys are types: a second implementation of a service is a second key type, which is the
                 // "transient leaf" scenario again.
@@ -143,18 +143,20 @@ enum Scenarios {
                 name: "resolve with arguments",
                 provision: {
                     let injector = try Injector(SmallModule())
-                    return repeating { try injector.get(BenchJob.self, arguments: "job", 7) }
+                    return { count in try inlinedLoop(count) { try injector.get(BenchJob.self, arguments: "job", 7) } }
                 },
                 handWired: {
                     { count in inlinedLoop(count) { BenchJob(name: "job", priority: 7, leaf: BenchLeaf()) } }
                 },
                 swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
-                    return repeating {
-                        guard let job = resolver.resolve(BenchJob.self, arguments: "job", 7) else {
-                            preconditionFailure("di-bench: Swinject could not resolve BenchJob")
+                    return { count in
+                        inlinedLoop(count) {
+                            guard let job = resolver.resolve(BenchJob.self, arguments: "job", 7) else {
+                                preconditionFailure("di-bench: Swinject could not resolve BenchJob")
+                            }
+                            return job
                         }
-                        return job
                     }
                 },
                 // A client endpoint that takes the arguments and reads the leaf with @Dependency.
@@ -166,7 +168,9 @@ enum Scenarios {
                     let injector = try Injector(SmallModule())
                     let provider = try injector.get(Provision.Provider<BenchLeaf>.self)
                     // The provider refers to its injector weakly: the workload keeps the injector alive.
-                    return repeating { try withExtendedLifetime(injector) { try provider.get() } }
+                    return { count in
+                        try inlinedLoop(count) { try withExtendedLifetime(injector) { try provider.get() } }
+                    }
                 },
                 // Floor: a stored closure called (the optimizer may see through it).
                 handWired: {
@@ -176,12 +180,12 @@ enum Scenarios {
                 swinject: .setup {
                     let resolver = makeSmallContainer().synchronize()
                     let provider = resolved(resolver, Swinject.Provider<BenchLeaf>.self)
-                    return repeating { provider.instance }
+                    return { count in inlinedLoop(count) { provider.instance } }
                 },
                 // A feature holding `@Dependency` across calls, read at each call.
                 swiftDependencies: .setup {
                     let feature = LeafFeature()
-                    return repeating { feature.makeLeaf() }
+                    return { count in inlinedLoop(count) { feature.makeLeaf() } }
                 }
             ),
             Scenario(
@@ -190,7 +194,7 @@ enum Scenarios {
                     let injector = try Injector(SmallModule())
                     let lazy = try injector.get(Provision.Lazy<BenchLeaf>.self)
                     _ = try lazy.value
-                    return repeating { try withExtendedLifetime(injector) { try lazy.value } }
+                    return { count in try inlinedLoop(count) { try withExtendedLifetime(injector) { try lazy.value } } }
                 },
                 // Floor: a thread-safe lazy reference that is set already (Synchronization's
                 // `AtomicLazyReference`), read.
@@ -204,7 +208,7 @@ enum Scenarios {
                     let resolver = makeSmallContainer().synchronize()
                     let lazy = resolved(resolver, Swinject.Lazy<BenchLeaf>.self)
                     _ = lazy.instance
-                    return repeating { lazy.instance }
+                    return { count in inlinedLoop(count) { lazy.instance } }
                 },
                 swiftDependencies: .unsupported("n/a: no lazy handle")
             ),
@@ -268,13 +272,13 @@ enum Scenarios {
             name: "deep chain of \(length)",
             provision: {
                 let injector = try Injector(module)
-                return repeating { try injector.get(Root.self) }
+                return { count in try inlinedLoop(count) { try injector.get(Root.self) } }
             },
             handWired: hand,
             swinject: container.map { container in
                 .setup {
                     let resolver = container().synchronize()
-                    return repeating { resolved(resolver, Root.self) }
+                    return { count in inlinedLoop(count) { resolved(resolver, Root.self) } }
                 }
             } ?? .unsupported("n/a: depth > 200"),
             swiftDependencies: .setup { readingDependency(keyPath) { $0() } }
@@ -292,12 +296,12 @@ enum Scenarios {
             name: name,
             provision: {
                 let injector = try Injector(SmallModule())
-                return repeating { try injector.get(WideRoot.self, named: root) }
+                return { count in try inlinedLoop(count) { try injector.get(WideRoot.self, named: root) } }
             },
             handWired: hand,
             swinject: .setup {
                 let resolver = makeSmallContainer().synchronize()
-                return repeating { resolved(resolver, WideRoot.self, named: root) }
+                return { count in inlinedLoop(count) { resolved(resolver, WideRoot.self, named: root) } }
             },
             swiftDependencies: .setup { readingDependency(keyPath) { $0() } }
         )
@@ -314,12 +318,12 @@ enum Scenarios {
             name: name,
             provision: {
                 let injector = try Injector(SmallModule())
-                return repeating { try injector.get(root) }
+                return { count in try inlinedLoop(count) { try injector.get(root) } }
             },
             handWired: hand,
             swinject: .setup {
                 let resolver = makeSmallContainer().synchronize()
-                return repeating { resolved(resolver, root) }
+                return { count in inlinedLoop(count) { resolved(resolver, root) } }
             },
             swiftDependencies: .setup { readingDependency(keyPath) { $0() } }
         )
@@ -330,31 +334,35 @@ enum Scenarios {
             name: name,
             provision: {
                 let module = CreationModule(names: names, eager: eager)
-                return repeating { try Injector(module) }
+                return { count in try inlinedLoop(count) { try Injector(module) } }
             },
             handWired: {
-                repeating {
-                    var table: [HandKey: () -> AnyObject] = [:]
-                    table.reserveCapacity(names.count * 1_000)
-                    for name in names {
-                        Wide1000.addFactories(to: &table, named: name ?? "")
+                { count in
+                    inlinedLoop(count) {
+                        var table: [HandKey: () -> AnyObject] = [:]
+                        table.reserveCapacity(names.count * 1_000)
+                        for name in names {
+                            Wide1000.addFactories(to: &table, named: name ?? "")
+                        }
+                        let box = FactoryTable(table)
+                        if eager { box.singletons = SingletonLeavesHandWired() }
+                        return box
                     }
-                    let box = FactoryTable(table)
-                    if eager { box.singletons = SingletonLeavesHandWired() }
-                    return box
                 }
             },
             swinject: .setup {
-                repeating {
-                    let container = Container()
-                    for name in names {
-                        Wide1000.registerLeaves(container, named: name)
+                { count in
+                    inlinedLoop(count) {
+                        let container = Container()
+                        for name in names {
+                            Wide1000.registerLeaves(container, named: name)
+                        }
+                        if eager {
+                            SingletonLeaves.registerLeaves(container)
+                            _ = SingletonLeaves.resolveLeaves(container)
+                        }
+                        return container
                     }
-                    if eager {
-                        SingletonLeaves.registerLeaves(container)
-                        _ = SingletonLeaves.resolveLeaves(container)
-                    }
-                    return container
                 }
             },
             // swift-dependencies has no container to create: its keys are types, registered when the

@@ -55,9 +55,9 @@ enum Throughput {
             (
                 "singleton hit",
                 [
-                    .provision: Shared(run: repeating { try injector.get(BenchSingleton.self) }),
+                    .provision: Shared { count in try inlinedLoop(count) { try injector.get(BenchSingleton.self) } },
                     .handWired: Shared { count in inlinedLoop(count) { holder.singleton } },
-                    .swinject: Shared(run: repeating { resolved(small, BenchSingleton.self) }),
+                    .swinject: Shared { count in inlinedLoop(count) { resolved(small, BenchSingleton.self) } },
                     .swiftDependencies: Shared(run: readingDependency(\.benchSingleton) { $0 }),
                 ]
             ),
