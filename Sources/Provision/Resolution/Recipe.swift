@@ -93,7 +93,7 @@ final class RecipeOptions: Sendable {
     @usableFromInline
     func rootFrame(for key: BindingKey) -> PathFrame {
         if let frame = AtomicReference.load(publishedRootFrame, as: PathFrame.self)?.takeUnretainedValue(),
-            frame.key == key
+            frame.key.id == key.id, frame.key.name == key.name
         {
             return frame
         }
