@@ -1,8 +1,10 @@
 /// Renders types the way Swift source spells them, for error messages and diagrams.
 ///
 /// `String(describing:)` prints an existential such as `any Store` as plain `Store`, which reads like a
-/// concrete type in an error message. The runtime's metadata kind tells the two apart: it is the first
-/// word of every type's metadata, and its values are part of Swift's stable ABI.
+/// concrete type in an error message, and spells out `Optional<Dog>`, `Array<Dog>` and
+/// `Dictionary<String, Dog>` where source writes `Dog?`, `[Dog]` and `[String: Dog]`. The runtime's
+/// metadata kind tells an existential apart: it is the first word of every type's metadata, and its
+/// values are part of Swift's stable ABI; the sugared types are recognised through their metatypes.
 enum TypeName {
     /// Metadata kinds from the Swift ABI (`MetadataKind` in the runtime's `MetadataValues.h`).
     private static let existentialKind: UInt = 0x303
@@ -10,9 +12,16 @@ enum TypeName {
     private static let extendedExistentialKind: UInt = 0x307
 
     static func describe(_ type: any Any.Type) -> String {
-        // An array of existentials: `Array<any Plugin>`, where the runtime prints `Array<Plugin>`.
+        if let optional = type as? any OptionalType.Type {
+            let wrapped = describe(optional.wrappedType)
+            return needsParentheses(wrapped) ? "(\(wrapped))?" : "\(wrapped)?"
+        }
+        // `[any Plugin]`, where the runtime prints `Array<Plugin>`.
         if let array = type as? any ArrayType.Type {
-            return "Array<\(describe(array.elementType))>"
+            return "[\(describe(array.elementType))]"
+        }
+        if let dictionary = type as? any DictionaryType.Type {
+            return "[\(describe(dictionary.keyType)): \(describe(dictionary.valueType))]"
         }
         let name = String(describing: type)
         switch metadataKind(of: type) {
@@ -27,10 +36,16 @@ enum TypeName {
         }
     }
 
-    /// The type as a metatype expression in source: `Car.self`, `(any Store).self`.
+    /// The type as a metatype expression in source: `Car.self`, `(any Store).self`, `Car?.self`.
     static func metatypeExpression(_ type: any Any.Type) -> String {
         let name = describe(type)
-        return name.hasPrefix("any ") ? "(\(name)).self" : "\(name).self"
+        return needsParentheses(name) ? "(\(name)).self" : "\(name).self"
+    }
+
+    /// Whether a type's name must be parenthesized before a postfix `?` or `.self`: an existential
+    /// (`any Store`) or a function type (`() -> Int`).
+    private static func needsParentheses(_ name: String) -> Bool {
+        name.hasPrefix("any ") || name.hasPrefix("some ") || name.contains("->")
     }
 
     private static func metadataKind(of type: any Any.Type) -> UInt {

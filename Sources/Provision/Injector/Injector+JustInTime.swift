@@ -2,13 +2,15 @@ extension Injector {
     /// The node for `key` in this injector, its ancestors, or a just-in-time binding created for it.
     ///
     /// Lookup order: this injector's bindings, then each parent's; then, in this injector, a
-    /// just-in-time binding for a handle type (``Provider``, ``Lazy``, ``ObjectFactory``) or an
-    /// ``Injectable`` type (unnamed keys only). A just-in-time binding is installed like any other, so it
-    /// is created once per injector (two threads racing get the same node) and its singleton, if any,
-    /// belongs to this injector.
+    /// just-in-time binding for a handle type (``Provider``, ``Lazy``, ``ObjectFactory``), an optional
+    /// (`Dog?`, see `Optional.optionalRecipe(for:)`) or an ``Injectable`` type (unnamed keys only). A
+    /// just-in-time binding is installed like any other, so it is created once per injector (two threads
+    /// racing get the same node) and its singleton, if any, belongs to this injector.
     ///
     /// Handles are never taken from a parent: a parent's handle resolves in the parent, so a child would
-    /// miss its own bindings (Objection's quirk Q1). Each injector makes its own.
+    /// miss its own bindings (Objection's quirk Q1). Each injector makes its own. The same goes for a
+    /// parent's just-in-time optional (a module binding of an optional type is taken from a parent like
+    /// any other binding).
     ///
     /// A miss in the lock-free tables is not final: an install running on another thread may have added
     /// some of its bindings and not yet this one (see ``RegistryStripe``). So before it creates a
@@ -35,7 +37,10 @@ extension Injector {
         while let injector = current {
             if let node = locked ? injector.registry.lockedNode(for: key) : injector.registry.node(for: key) {
                 // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
-                return unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
+                let found = unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
+                // A parent's just-in-time optional resolves in the parent: make this injector's own.
+                guard injector !== self, found.isJustInTime, type is any OptionalType.Type else { return found }
+                return nil
             }
             // Checked only on the way to a parent: a conformance check costs a runtime lookup.
             guard let parent = injector.parent, !(type is any SyntheticDependency.Type) else { break }
@@ -49,6 +54,9 @@ extension Injector {
         if let synthetic = type as? any SyntheticDependency.Type,
             let recipe = synthetic.syntheticRecipe(for: key) as? Recipe<T>
         {
+            return Node(key: key, scope: .transient, location: location, recipe: recipe, injector: self)
+        }
+        if let optional = type as? any OptionalType.Type, let recipe = optional.optionalRecipe(for: key) as? Recipe<T> {
             return Node(key: key, scope: .transient, location: location, recipe: recipe, injector: self)
         }
         if key.name == nil, let injectable = type as? any Injectable.Type,

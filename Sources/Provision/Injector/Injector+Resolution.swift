@@ -12,6 +12,11 @@ extension Injector {
     /// The first request for a binding links it and every binding it depends on (checking that they
     /// exist and form no cycle) before anything is built; later requests run the linked plan directly.
     ///
+    /// Ask for an optional to get `nil` instead of an error when nothing binds the type (Swinject's
+    /// `resolve`): `try injector.get(Dog?.self)` is a binding of `Dog?` itself when a module declares
+    /// one, otherwise `Dog`'s instance, or `nil` when nothing binds `Dog`. A binding that exists and
+    /// fails still throws. Optional constructor parameters (`init(dog: Dog?)`) resolve the same way.
+    ///
     /// - Parameters:
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding. A named request

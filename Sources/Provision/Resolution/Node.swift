@@ -324,6 +324,7 @@ final class Node<T>: AnyNode {
     @usableFromInline var dependencyKeys: [BindingKey]? {
         switch dependencies {
         case .known(let keys), .declared(let keys): keys
+        case .optional(let key): [key]
         case .deferred: []
         case .dynamic: nil
         }

@@ -277,4 +277,7 @@ enum RecipeDependencies: Sendable {
     /// The binding hands out a handle (`Provider`, `Lazy`) that resolves these keys later, on demand:
     /// an edge that doesn't take part in construction, so it may close a cycle.
     case deferred([BindingKey])
+    /// The just-in-time binding of an optional (`Dog?`): the wrapped type's binding (`Dog`) when one
+    /// exists, a construction edge like a constructor's parameter; nothing when none does.
+    case optional(BindingKey)
 }

@@ -145,15 +145,22 @@ extension BindingGraph {
                 let vertex = vertices[index]
                 let kind: Edge.Kind
                 switch vertex.shape.dependencies {
-                case .construction: kind = .construction
+                case .construction, .optional: kind = .construction
                 case .declared: kind = .declared
                 case .deferred: kind = .deferred
                 case .unknown: kind = .construction
                 }
                 var edges: [Edge] = []
                 edges.reserveCapacity(vertex.shape.keys.count)
-                for key in vertex.shape.keys {
-                    edges.append(Edge(target: target(of: key, from: vertex.depth), kind: kind))
+                if case .optional(let key) = vertex.shape.dependencies {
+                    // An optional's wrapped key is an edge when something binds it, and never missing.
+                    if let target = target(of: key, from: vertex.depth, recordingMissing: false) {
+                        edges.append(Edge(target: target, kind: kind))
+                    }
+                } else {
+                    for key in vertex.shape.keys {
+                        edges.append(Edge(target: target(of: key, from: vertex.depth), kind: kind))
+                    }
                 }
                 vertices[index].edges = edges
                 index += 1
@@ -164,11 +171,25 @@ extension BindingGraph {
         /// `Injector.lookup` (own bindings, then each ancestor's, then a just-in-time binding in the
         /// injector at `depth`).
         private mutating func target(of key: BindingKey, from depth: Int) -> Edge.Target {
+            // Recording a missing key, the target is never `nil`.
+            target(of: key, from: depth, recordingMissing: true) ?? .missing(0)
+        }
+
+        /// What `key` resolves to for a binding of the injector at `depth`, or, when nothing binds it,
+        /// a ``Missing`` target if `recordingMissing`, `nil` otherwise.
+        private mutating func target(of key: BindingKey, from depth: Int, recordingMissing: Bool) -> Edge.Target? {
             for level in depth..<chain.count {
-                if let index = registered[level][key] { return .vertex(index) }
+                guard let index = registered[level][key] else { continue }
+                // An ancestor's just-in-time optional is not used: the injector makes its own (as
+                // `Injector.lookup` does).
+                if level > depth, vertices[index].isJustInTime, key.type is any OptionalType.Type { break }
+                return .vertex(index)
             }
             let lookup = DepthKey(depth: depth, key: key)
-            if let known = resolved[lookup] { return known }
+            if let known = resolved[lookup] {
+                if case .missing = known, !recordingMissing { return nil }
+                return known
+            }
             let target: Edge.Target
             if let (shape, scope) = chain[depth].justInTimeShape(for: key) {
                 target = .vertex(vertices.count)
@@ -184,6 +205,7 @@ extension BindingGraph {
                     )
                 )
             } else {
+                guard recordingMissing else { return nil }
                 target = .missing(missing.count)
                 missing.append(Missing(key: key, reason: reason(key, from: depth)))
             }
@@ -223,6 +245,11 @@ extension Injector {
     func justInTimeShape(for key: BindingKey) -> (BindingShape, Scope)? {
         if let synthetic = key.type as? any SyntheticDependency.Type,
             let recipe = synthetic.syntheticRecipe(for: key) as? any ShapedRecipe
+        {
+            return (recipe.shape, .transient)
+        }
+        if let optional = key.type as? any OptionalType.Type,
+            let recipe = optional.optionalRecipe(for: key) as? any ShapedRecipe
         {
             return (recipe.shape, .transient)
         }

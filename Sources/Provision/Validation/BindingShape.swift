@@ -9,6 +9,9 @@ struct BindingShape: Sendable {
         case declared([BindingKey])
         /// A handle (`Provider`, `Lazy`) that resolves these keys later, on demand.
         case deferred([BindingKey])
+        /// A just-in-time optional (`Dog?`): built from this key's binding when one exists, `nil`
+        /// otherwise, so the key is never missing.
+        case optional(BindingKey)
         /// A closure whose dependencies are only known when it runs: not statically checked.
         case unknown
     }
@@ -20,6 +23,7 @@ struct BindingShape: Sendable {
     var keys: [BindingKey] {
         switch dependencies {
         case .construction(let keys), .declared(let keys), .deferred(let keys): keys
+        case .optional(let key): [key]
         case .unknown: []
         }
     }
@@ -57,6 +61,8 @@ extension BindingShape {
             return BindingShape(kind: closureKind, dependencies: .unknown)
         case .deferred(let keys):
             return BindingShape(kind: .handle, dependencies: .deferred(keys))
+        case .optional(let key):
+            return BindingShape(kind: .constructor, dependencies: .optional(key))
         }
     }
 }

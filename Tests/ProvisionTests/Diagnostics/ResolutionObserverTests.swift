@@ -60,7 +60,7 @@ struct ResolutionObserverTests {
         )
         _ = try parent.getAll((any GraphPlugin).self)
         // The collection and its constructed element; an instance is never built.
-        #expect(observer.lines() == ["built any GraphPlugin (multibinding element)", "built Array<any GraphPlugin>"])
+        #expect(observer.lines() == ["built any GraphPlugin (multibinding element)", "built [any GraphPlugin]"])
         let child = try parent.makeChild(TestModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         _ = try child.get(GraphStore.self)
         #expect(observer.lines().suffix(2) == ["built GraphLogger", "built GraphStore"])

@@ -117,10 +117,10 @@ struct MisuseCatalogueTests {
             let injector = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init) })
             try injector.install(TestModule { $0.bind(Engine.self).to(Engine.init) })
         },
-        Misuse(name: "a multibinding installed at run time", code: .duplicateBinding, key: "Array<Engine>", path: nil) {
+        Misuse(name: "a multibinding installed at run time", code: .duplicateBinding, key: "[Engine]", path: nil) {
             try Injector().install(TestModule { $0.multibind(Engine.self).to(Engine.init) })
         },
-        Misuse(name: "a key both bound and multibound", code: .duplicateBinding, key: "Array<Engine>", path: nil) {
+        Misuse(name: "a key both bound and multibound", code: .duplicateBinding, key: "[Engine]", path: nil) {
             _ = try Injector(
                 TestModule { binder in
                     binder.bind([Engine].self).toInstance([])

@@ -145,8 +145,8 @@ struct ProvisionErrorTests {
             (BindingKey((any GearBox).self), "any GearBox"),
             (BindingKey((any GearBox & Sendable).self), "any GearBox"),
             (BindingKey(Headlight.self, named: "left"), "Headlight named \"left\""),
-            (BindingKey([Int].self), "Array<Int>"),
-            (BindingKey(Int?.self), "Optional<Int>"),
+            (BindingKey([Int].self), "[Int]"),
+            (BindingKey(Int?.self), "Int?"),
             (BindingKey(Any.self), "Any"),
             (BindingKey((any GearBox.Type).self), "any GearBox.Type"),
         ])

@@ -68,8 +68,9 @@ extension Seed {
             #expect(second.name == "first")
         }
 
-        @Test("B-INJ-03 (different) an unregistered type is notBound instead of nil")
+        @Test("B-INJ-03 an unregistered type resolves to nil when requested as an optional; as itself, notBound")
         func unregistered() throws {
+            #expect(try Injector().get(ITCar?.self) == nil)
             let error = #expect(throws: ProvisionError.self) { try Injector().get(ITCar.self) }
             #expect(error?.code == .notBound)
             #expect(error?.key == BindingKey(ITCar.self))

@@ -71,14 +71,16 @@ extension Seed {
             #expect(car.engine?.hookCalls == 1)
         }
 
-        @Test("B-OBJ-05 (different) an existential with no binding throws notBound instead of returning nil")
+        @Test("B-OBJ-05 an existential with no binding resolves to nil as an optional; as itself, it throws notBound")
         func unboundProtocol() throws {
-            let injector = try Injector(TestModule { $0.bind((any GearBox)?.self).toInstance(nil) })
+            let injector = try Injector()
+            #expect(try injector.get((any GearBox)?.self) == nil)
             let error = #expect(throws: ProvisionError.self) { try injector.get((any GearBox).self) }
             #expect(error?.code == .notBound)
             #expect(error?.path == [BindingKey((any GearBox).self)])
-            // An optional binding provides nil on purpose.
-            #expect(try injector.get((any GearBox)?.self) == nil)
+            // Bound, the optional request returns the instance.
+            let bound = try Injector(TestModule { $0.bind((any GearBox).self).to(AfterMarketGearBox.init) })
+            #expect(try bound.get((any GearBox)?.self) is AfterMarketGearBox)
         }
 
         @Test("B-OBJ-07 the default scope builds a new instance per request")

@@ -125,7 +125,7 @@ struct ValidationRuleTests {
             problem?.message == "nothing is multibound for any GraphPlugin, but GraphPluginHost needs [any GraphPlugin]"
         )
         #expect(problem?.hint.contains("binder.multibind((any GraphPlugin).self).to(...)") == true)
-        #expect(problem?.pathDescription == "GraphPluginHost -> Array<any GraphPlugin>")
+        #expect(problem?.pathDescription == "GraphPluginHost -> [any GraphPlugin]")
 
         let filled = try report(
             TestModule { binder in
