@@ -162,6 +162,21 @@ public final class Injector: Sendable {
         return false
     }
 
+    /// Whether a module of this injector or of an ancestor binds `key` (a just-in-time binding doesn't
+    /// count): looked up like ``hasBinding(for:named:)``.
+    func hasModuleBinding(for key: BindingKey) -> Bool {
+        var current: Injector? = self
+        while let injector = current {
+            if let found = injector.registry.node(for: key) ?? injector.registry.lockedNode(for: key),
+                let node = found.takeUnretainedValue() as? any AnyNode, !node.isJustInTime
+            {
+                return true
+            }
+            current = injector.parent
+        }
+        return false
+    }
+
     /// The keys of this injector's own bindings (not its parent's), in no particular order.
     public var bindingKeys: [BindingKey] {
         registry.nodes.map(\.key).filter { !Binder.isElementKey($0) }

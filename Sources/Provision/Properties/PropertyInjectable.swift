@@ -48,6 +48,10 @@
 /// (`A -> B -> A`), fails the first request before anything is built. A cycle the linker can't see
 /// (behind a protocol key) is found as it forms, and is the same ``ProvisionError/Code/cycle`` error.
 ///
+/// An optional property (`var brakes: Brakes?`, or implicitly unwrapped) takes its value from a binding
+/// of the optional type when the injector has one, so that such a binding can provide `nil` on purpose;
+/// otherwise from the wrapped type's binding, which must exist.
+///
 /// Declare `injectedProperties` as a `class var` so that subclasses can add theirs to
 /// `super.injectedProperties`. To replace a superclass's entry, list the same key path — rooted at the
 /// class that declares the property (`\Person.title`, not `\Programmer.title`, which Swift considers a

@@ -114,7 +114,7 @@ final class PropertyInjection: Sendable {
         let id = ObjectIdentifier(type)
         if let declaring, declaring.type == id { return declaring.requirements }
         if let known = requirements.withLock({ $0[id] }) { return known }
-        let read = PropertyInjector.requirements(of: type)
+        let read = PropertyInjector.requirements(of: type, in: injector)
         requirements.withLock { $0[id] = read }
         return read
     }
@@ -168,7 +168,7 @@ extension Node {
     @usableFromInline
     func constructionInjection(linker: Linker? = nil) throws(ProvisionError) -> ConstructionInjection {
         if let declaring = T.self as? any PropertyInjectable.Type {
-            let requirements = PropertyInjector.requirements(of: declaring)
+            let requirements = PropertyInjector.requirements(of: declaring, in: injector)
             if let linker {
                 for property in requirements {
                     try property.link(linker, injector)

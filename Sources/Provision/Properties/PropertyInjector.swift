@@ -1,14 +1,17 @@
 /// Applies a ``PropertyInjectable`` class's requirements to one object.
 enum PropertyInjector {
-    /// The requirements of `type`, with a subclass's entry replacing its superclass's for the same
-    /// property (the later entry wins), in declaration order.
-    static func requirements(of type: any PropertyInjectable.Type) -> [InjectedProperty] {
+    /// The requirements of `type` as `injector` injects them (see ``InjectedProperty/prepared(for:)``),
+    /// with a subclass's entry replacing its superclass's for the same property (the later entry wins),
+    /// in declaration order.
+    static func requirements(of type: any PropertyInjectable.Type, in injector: Injector) -> [InjectedProperty] {
         let all = type.injectedProperties
         var lastIndex: [AnyKeyPath: Int] = [:]
         for (index, property) in all.enumerated() {
             lastIndex[property.keyPath] = index
         }
-        return all.enumerated().filter { lastIndex[$0.element.keyPath] == $0.offset }.map(\.element)
+        return all.enumerated().filter { lastIndex[$0.element.keyPath] == $0.offset }.map {
+            $0.element.prepared(for: injector)
+        }
     }
 
     /// Sets every required property of `object`, then calls its hook once.
@@ -25,7 +28,7 @@ enum PropertyInjector {
         onlyIfNil: Bool
     ) throws(ProvisionError) {
         var missing: [ProvisionError] = []
-        for property in known ?? requirements(of: type(of: object)) {
+        for property in known ?? requirements(of: type(of: object), in: resolver.injector) {
             do throws(ProvisionError) {
                 _ = try property.apply(object, resolver, onlyIfNil)
             } catch {

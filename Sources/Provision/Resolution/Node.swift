@@ -333,7 +333,7 @@ final class Node<T>: AnyNode {
     @usableFromInline var injectedPropertyKeys: [BindingKey] {
         var keys: [BindingKey] = []
         if let instance = cell?.value as? any PropertyInjectable {
-            keys = PropertyInjector.requirements(of: type(of: instance)).map(\.key)
+            keys = PropertyInjector.requirements(of: type(of: instance), in: injector).map(\.key)
         }
         if let injection = AtomicReference.load(propertyInjection, as: PropertyInjection.self) {
             keys += injection.takeUnretainedValue().injectedKeys

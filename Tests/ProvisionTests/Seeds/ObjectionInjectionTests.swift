@@ -65,6 +65,18 @@ extension Seed {
             #expect(car.brakes == nil)
         }
 
+        @Test("B-OBJ-11 a property bound to an optional block that returns nil is set to nil; injection goes on")
+        func nilProperty() throws {
+            let injector = try Injector(
+                Self.cars,
+                TestModule { $0.bind(Brakes?.self).to { (_: Resolver) -> Brakes? in nil } }
+            )
+            let car = try injector.get(Car.self)
+            #expect(car.brakes == nil)
+            #expect(car.engine != nil)
+            #expect(car.hookCalls == 1)
+        }
+
         @Test("B-OBJ-12 (different) requirements are key paths; a failed injection caches no half-built singleton")
         func failedInjectionIsNotCached() throws {
             let injector = try Injector(TestModule { $0.bind(FiveSpeedCar.self).to(FiveSpeedCar.init).in(.singleton) })
