@@ -26,7 +26,7 @@ struct LoggingResolutionObserverTests {
         let (logger, handler) = logger(level: .trace)
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(LoggedEngine.self).to(LoggedEngine.init).in(.singleton)
                     binder.bind(LoggedCar.self).to(LoggedCar.init(engine:))
                 }
@@ -48,7 +48,7 @@ struct LoggingResolutionObserverTests {
         let (logger, handler) = logger(level: .info)
         let observer = LoggingResolutionObserver(logger: logger, slowBuildThreshold: .zero)
         let injector = try Injector(
-            modules: [TestModule { $0.bind(LoggedEngine.self).to(LoggedEngine.init) }],
+            modules: [ClosureModule { $0.bind(LoggedEngine.self).to(LoggedEngine.init) }],
             configuration: Injector.Configuration(observer: observer)
         )
         _ = try injector.get(LoggedEngine.self)
@@ -56,7 +56,7 @@ struct LoggingResolutionObserverTests {
 
         let (quiet, quietHandler) = self.logger(level: .info)
         let unfiltered = try Injector(
-            modules: [TestModule { $0.bind(LoggedEngine.self).to(LoggedEngine.init) }],
+            modules: [ClosureModule { $0.bind(LoggedEngine.self).to(LoggedEngine.init) }],
             configuration: Injector.Configuration(observer: LoggingResolutionObserver(logger: quiet))
         )
         _ = try unfiltered.get(LoggedEngine.self)
@@ -68,7 +68,7 @@ struct LoggingResolutionObserverTests {
         let (logger, handler) = logger(level: .debug)
         let injector = try Injector(
             modules: [
-                TestModule { $0.bind(LoggedEngine.self).to { () throws -> LoggedEngine in throw ExpectedFailure() } }
+                ClosureModule { $0.bind(LoggedEngine.self).to { () throws -> LoggedEngine in throw ExpectedFailure() } }
             ],
             configuration: Injector.Configuration(observer: LoggingResolutionObserver(logger: logger))
         )
@@ -78,18 +78,5 @@ struct LoggingResolutionObserverTests {
         #expect(entry.level == .debug)
         #expect(entry.metadata["provision.event"]?.description == "failed")
         #expect((entry.error as? ProvisionError)?.code == .factoryFailed)
-    }
-}
-
-/// A module made of a closure.
-struct TestModule: Module {
-    let body: @Sendable (Binder) -> Void
-
-    init(_ body: @escaping @Sendable (Binder) -> Void) {
-        self.body = body
-    }
-
-    func configure(_ binder: Binder) {
-        body(binder)
     }
 }

@@ -49,7 +49,7 @@ struct InjectorServiceTests {
         let started = Latch()
         let injector = try Injector(
             chainModule(log: log),
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(ChainTail.self).to(ChainTail.init(queue:)).in(.singleton)
                     .onStart { _ in started.open() }
             }
@@ -130,7 +130,7 @@ struct InjectorServiceTests {
         let started = Latch()
         let injector = try Injector(
             chainModule(log: log),
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(ChainTail.self).to(ChainTail.init(queue:)).in(.singleton)
                     .onStart { _ in started.open() }
             }

@@ -67,13 +67,37 @@ extension ProvisionError {
         )
     }
 
-    static func duplicateBinding(_ key: BindingKey, at location: SourceLocation?, reason: String) -> ProvisionError {
+    static func duplicateBinding(
+        _ key: BindingKey,
+        at location: SourceLocation?,
+        reason: String,
+        hint: String = "remove one of the bindings"
+    ) -> ProvisionError {
         ProvisionError(
             code: .duplicateBinding,
             key: key,
             message: "\(key) is bound twice: \(reason)",
-            hint: "remove one of the bindings, or move the override into a later module",
+            hint: hint,
             location: location
+        )
+    }
+
+    /// Two modules of one injector bind `key`, and the later binding is not an override.
+    static func duplicateBinding(
+        _ key: BindingKey,
+        first: (module: any Module, location: SourceLocation),
+        second: (module: any Module, location: SourceLocation)
+    ) -> ProvisionError {
+        let firstModule = TypeName.describe(type(of: first.module))
+        let secondModule = TypeName.describe(type(of: second.module))
+        return duplicateBinding(
+            key,
+            at: second.location,
+            reason: "\(firstModule) binds it at \(first.location), and \(secondModule) binds it again at "
+                + "\(second.location)",
+            hint: "if the later binding is meant to replace the earlier one, declare it with "
+                + "binder.override(\(TypeName.metatypeExpression(key.type))\(key.name.map { ", named: \"\($0)\"" } ?? "")); "
+                + "otherwise remove one of them"
         )
     }
 

@@ -3,15 +3,24 @@ extension Injector {
     ///
     /// The new injector configures every module again and shares nothing with this one: its singletons
     /// (eager ones included) are built anew. This injector is unchanged. Use ``makeChild(_:)`` to share
-    /// singletons instead.
+    /// singletons instead, or ``overriding(_:)-(any Module...)`` to replace some bindings and share every
+    /// singleton that doesn't depend on them.
+    ///
+    /// The modules are added as if the injector were created with all of them: one of them replaces a
+    /// binding of this injector's modules only with ``Binder/override(_:named:fileID:line:)``.
     ///
     /// ```swift
-    /// let testing = try injector.with(FakePaymentsModule())
+    /// let testing = try injector.with(FakePaymentsModule())   // which declares binder.override(...)
     /// ```
     ///
     /// - Throws: What ``init(modules:configuration:)`` throws.
     public func with(_ modules: any Module...) throws(ProvisionError) -> Injector {
-        try Injector(modules: self.modules + modules, configuration: configuration, parent: parent)
+        try Injector(
+            modules: self.modules + modules,
+            overridingModules: overridingModules + modules.map { _ in false },
+            configuration: configuration,
+            parent: moduleParent
+        )
     }
 
     /// A new injector made of this injector's modules except those of the given types (and their
@@ -26,11 +35,16 @@ extension Injector {
     ///
     /// - Throws: What ``init(modules:configuration:)`` throws.
     public func without<each M>(_ types: repeat (each M).Type) throws(ProvisionError) -> Injector {
-        var kept = modules
+        var kept = Array(zip(modules, overridingModules))
         for type in repeat each types {
-            kept.removeAll { Injector.module($0, isA: type) }
+            kept.removeAll { Injector.module($0.0, isA: type) }
         }
-        return try Injector(modules: kept, configuration: configuration, parent: parent)
+        return try Injector(
+            modules: kept.map(\.0),
+            overridingModules: kept.map(\.1),
+            configuration: configuration,
+            parent: moduleParent
+        )
     }
 
     private static func module<M>(_ module: any Module, isA type: M.Type) -> Bool {

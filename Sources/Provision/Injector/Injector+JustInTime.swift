@@ -22,6 +22,10 @@ extension Injector {
         if let node = boundNode(for: key, as: type, locked: false) ?? boundNode(for: key, as: type, locked: true) {
             return node
         }
+        // Derived by `overriding`: the original's just-in-time binding, made there, when it is shared.
+        if let derivation, derivation.shares(justInTime: key), let node = derivation.original.lookup(key, as: type) {
+            return node
+        }
         // A closed registry adds nothing: the caller reports the shutdown.
         guard let made = justInTimeNode(for: key, as: type), let node = registry.installIfAbsent(made) else {
             return nil
@@ -38,9 +42,11 @@ extension Injector {
             if let node = locked ? injector.registry.lockedNode(for: key) : injector.registry.node(for: key) {
                 // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
                 let found = unsafeDowncast(node.takeUnretainedValue(), to: Node<T>.self)
-                // A parent's just-in-time optional resolves in the parent: make this injector's own.
-                guard injector !== self, found.isJustInTime, type is any OptionalType.Type else { return found }
-                return nil
+                guard injector !== self, found.isJustInTime else { return found }
+                // A parent's just-in-time optional resolves in the parent: make this injector's own. So
+                // does a derived injector for a just-in-time binding that depends on what it overrides.
+                if type is any OptionalType.Type || !self.shares(found, for: key, foundIn: injector) { return nil }
+                return found
             }
             // Checked only on the way to a parent: a conformance check costs a runtime lookup.
             guard let parent = injector.parent, !(type is any SyntheticDependency.Type) else { break }

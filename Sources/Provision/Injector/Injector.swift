@@ -15,9 +15,10 @@
 /// let car = try injector.get(Car.self)
 /// ```
 ///
-/// Modules are configured in order; when two modules bind the same key, the later one wins. Bindings
-/// can also be added to a running injector with ``install(_:)`` while other threads resolve. Derive new
-/// injectors with ``with(_:)``, ``without(_:)`` and ``makeChild(_:)``.
+/// Modules are configured in order; a key is bound once, unless a later module replaces an earlier
+/// module's binding on purpose with ``Binder/override(_:named:fileID:line:)``. Bindings can also be
+/// added to a running injector with ``install(_:)`` while other threads resolve. Derive new injectors
+/// with ``with(_:)``, ``without(_:)``, ``makeChild(_:)`` and, for tests, ``overriding(_:)-(any Module...)``.
 ///
 /// Every method is thread-safe. Singletons are built exactly once per injector, even when many threads
 /// request an unbuilt singleton at the same moment. See the "Thread safety" article for the design.
@@ -28,6 +29,11 @@ public final class Injector: Sendable {
     /// The modules the injector was created from, in configuration order (not including modules
     /// installed later with ``install(_:)``, nor a parent's modules).
     public let modules: [any Module]
+
+    /// For each of ``modules``, whether every binding it declares is an override: the modules given to
+    /// ``overriding(_:)-(any Module...)``, kept so that an injector derived again configures them the
+    /// same way.
+    let overridingModules: [Bool]
 
     @usableFromInline let registry: Registry
 
@@ -41,13 +47,23 @@ public final class Injector: Sendable {
     /// Started services, built singletons, and whether the injector still builds (see `shutdown()`).
     @usableFromInline let lifecycle = InjectorLifecycle()
 
+    /// For an injector made by ``overriding(_:)-(any Module...)``: the injector it was derived from (its
+    /// ``parent``) and what it shares with it; `nil` otherwise.
+    let derivation: Derivation?
+
+    /// The modules installed with ``install(_:)``, in order, so that an injector derived from this one
+    /// can configure them again. A leaf lock: held to append or copy only.
+    let installedModules = Locked<[any Module]>([])
+
     /// Creates an injector from modules, configuring them in order, then builds its eager singletons.
     ///
     /// - Parameters:
-    ///   - modules: The modules; a later module's binding replaces an earlier one's for the same key.
+    ///   - modules: The modules, configured in order. A key is bound by one of them, unless a later
+    ///     module replaces an earlier module's binding with ``Binder/override(_:named:fileID:line:)``.
     ///   - configuration: Internal tuning; the default suits most services.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (a module binds a
-    ///   key twice), ``ProvisionError/Code/incompleteBinding`` (a `bind` without a target),
+    ///   key twice, or two modules bind it and the later one is not an override, naming both
+    ///   declarations), ``ProvisionError/Code/incompleteBinding`` (a `bind` without a target),
     ///   ``ProvisionError/Code/configurationFailed`` (a module's `configure` threw),
     ///   ``ProvisionError/Code/typeMismatch`` (a checked instance of the wrong type),
     ///   ``ProvisionError/Code/eagerNotSingleton``, any error building an eager singleton, or, with
@@ -61,36 +77,76 @@ public final class Injector: Sendable {
 
     /// Creates an injector from modules, configuring them in order.
     ///
-    /// - Parameter modules: The modules; a later module's binding replaces an earlier one's.
+    /// - Parameter modules: The modules; a later module replaces an earlier one's binding only with
+    ///   ``Binder/override(_:named:fileID:line:)``.
     /// - Throws: See ``init(modules:configuration:)``.
     public convenience init(_ modules: any Module...) throws(ProvisionError) {
         try self.init(modules: modules)
     }
 
-    init(modules: [any Module], configuration: Configuration, parent: Injector?) throws(ProvisionError) {
+    /// Creates an injector of `modules` (a child of `parent`, if any), or one derived from `derivation`'s
+    /// original injector by `modules`, which override its bindings.
+    ///
+    /// - Parameters:
+    ///   - overridingModules: For each of `modules`, whether all its bindings are overrides (see
+    ///     ``Binder/override(_:named:fileID:line:)``); none when empty.
+    ///   - derivation: For ``overriding(_:)-(any Module...)``: the original, which is `parent`, and what
+    ///     depends on the overridden keys.
+    init(
+        modules: [any Module],
+        overridingModules: [Bool] = [],
+        configuration: Configuration,
+        parent: Injector?,
+        derivation: Derivation? = nil
+    ) throws(ProvisionError) {
         self.configuration = configuration
         self.modules = modules
+        self.overridingModules =
+            overridingModules.isEmpty ? Array(repeating: false, count: modules.count) : overridingModules
         let registry = Registry(stripeCount: configuration.stripeCount)
         self.registry = registry
         self.lookup = registry.lookup
         self.parent = parent
+        self.derivation = derivation
 
+        let eagerKeys: [Binder.EagerKey]
+        if let derivation {
+            eagerKeys = try installOverrides(derivation)
+        } else {
+            eagerKeys = try installModules()
+        }
+        if configuration.validatesOnCreation {
+            try validateOnCreation(eager: eagerKeys.map { ($0.key, $0.location) })
+        }
+        try buildEagerSingletons(eagerKeys)
+    }
+
+    /// Configures the injector's modules and installs their bindings; returns the keys to build eagerly.
+    private func installModules() throws(ProvisionError) -> [Binder.EagerKey] {
         var configuredModules: [([Binder.Record], [Binder.EagerKey])] = []
-        for module in modules {
-            configuredModules.append(try configured(module, checkingDuplicates: modules.count > 1))
+        for (module, overrides) in zip(modules, self.overridingModules) {
+            configuredModules.append(
+                try configured(module, overridesByDefault: overrides, checkingDuplicates: modules.count > 1))
         }
         let bindingCount = configuredModules.reduce(0) { $0 + $1.0.count }
-        // A later module's binding replaces an earlier one's; within one module a key is bound once
-        // (the registry finds a key bound twice), so one module needs no table of positions.
+        // A later module's override replaces an earlier one's binding; within one module a key is bound
+        // once (the registry finds a key bound twice), so one module needs no table of positions.
         var nodes = ModuleNodes(capacity: bindingCount, replacesKeys: configuredModules.count > 1)
         var eager: [Binder.EagerKey] = []
-        for (records, eagerKeys) in configuredModules {
+        for (moduleIndex, (records, eagerKeys)) in configuredModules.enumerated() {
             eager += eagerKeys
             // Indexed, not iterated: reading the fields doesn't copy each whole record.
             for index in records.indices {
-                if let node = records[index].node {
-                    node.attach(scope: records[index].scope, hooks: records[index].hooks)
-                    nodes.add(node)
+                guard let node = records[index].node else { continue }
+                node.attach(scope: records[index].scope, hooks: records[index].hooks)
+                if let (earlier, earlierModule) = nodes.add(
+                    node, module: moduleIndex, replacing: records[index].isOverride)
+                {
+                    throw ProvisionError.duplicateBinding(
+                        node.key,
+                        first: (modules[earlierModule], earlier.location),
+                        second: (modules[moduleIndex], node.location)
+                    )
                 }
             }
         }
@@ -111,10 +167,7 @@ public final class Injector: Sendable {
                 eagerKeys.append(Injector.eagerKey(of: records[index]))
             }
         }
-        if configuration.validatesOnCreation {
-            try validateOnCreation(eager: eagerKeys.map { ($0.key, $0.location) })
-        }
-        try buildEagerSingletons(eagerKeys)
+        return eagerKeys
     }
 
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.
@@ -142,6 +195,7 @@ public final class Injector: Sendable {
             )
         }
         try registry.install(nodes(of: records))
+        installedModules.withLock { $0.append(module) }
         try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
     }
 
@@ -152,7 +206,11 @@ public final class Injector: Sendable {
     ///   - type: The bound type.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     public func hasBinding<T>(for type: T.Type, named name: String? = nil) -> Bool {
-        let key = BindingKey(type, named: name)
+        hasAnyBinding(for: BindingKey(type, named: name))
+    }
+
+    /// Whether this injector or an ancestor has a binding (module or just-in-time) for `key`.
+    func hasAnyBinding(for key: BindingKey) -> Bool {
         var current: Injector? = self
         while let injector = current {
             // A lock-free miss may be an install in progress: look again under the stripe's lock.
@@ -182,10 +240,12 @@ public final class Injector: Sendable {
         registry.nodes.map(\.key).filter { !Binder.isElementKey($0) }
     }
 
-    private func configured(_ module: any Module, checkingDuplicates: Bool = false) throws(ProvisionError) -> (
-        [Binder.Record], [Binder.EagerKey]
-    ) {
-        let binder = Binder(injector: self)
+    func configured(
+        _ module: any Module,
+        overridesByDefault: Bool = false,
+        checkingDuplicates: Bool = false
+    ) throws(ProvisionError) -> ([Binder.Record], [Binder.EagerKey]) {
+        let binder = Binder(injector: self, overridesByDefault: overridesByDefault)
         do {
             try module.configure(binder)
         } catch {
@@ -194,7 +254,7 @@ public final class Injector: Sendable {
         return (try binder.finishedRecords(checkingDuplicates: checkingDuplicates), binder.eagerKeys)
     }
 
-    private func nodes(of records: [Binder.Record]) -> [any AnyNode] {
+    func nodes(of records: [Binder.Record]) -> [any AnyNode] {
         records.compactMap { record in
             record.node?.attach(scope: record.scope, hooks: record.hooks)
             return record.node
@@ -202,7 +262,7 @@ public final class Injector: Sendable {
     }
 
     /// The eager key of a binding made with `asEagerSingleton()`: a node of this injector's modules.
-    private static func eagerKey(of record: Binder.Record) -> Binder.EagerKey {
+    static func eagerKey(of record: Binder.Record) -> Binder.EagerKey {
         let key = record.key
         return Binder.EagerKey(key: key, location: record.location) { injector in
             injector.registry.retainedNode(for: key)

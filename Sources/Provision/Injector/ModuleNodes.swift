@@ -1,5 +1,5 @@
 /// The nodes an injector is created with, in declaration order, where a later module's binding for a
-/// key replaces an earlier module's.
+/// key replaces an earlier module's when it is declared as an override.
 ///
 /// Positions are tracked only when a key can be bound again (several modules); one module's keys are
 /// distinct already. Either way each node is stored once, so creating a large injector retains each
@@ -7,26 +7,40 @@
 struct ModuleNodes {
     private(set) var nodes: [any AnyNode] = []
     private var positions: [BindingKey: Int] = [:]
+    /// For each node, when positions are tracked: the index of the module that declared it.
+    private var modules: [Int] = []
     private var tracksPositions: Bool
 
     init(capacity: Int, replacesKeys: Bool) {
         nodes.reserveCapacity(capacity)
         tracksPositions = replacesKeys
-        if replacesKeys { positions.reserveCapacity(capacity) }
+        if replacesKeys {
+            positions.reserveCapacity(capacity)
+            modules.reserveCapacity(capacity)
+        }
     }
 
-    /// Adds `node`, replacing the node of an earlier module with the same key.
-    mutating func add(_ node: any AnyNode) {
+    /// Adds `node`, declared by the module at index `module`. An earlier module's node for the same key
+    /// is replaced when `replacing` (the binding is an override), and returned otherwise: the caller
+    /// reports the duplicate.
+    ///
+    /// - Returns: The earlier node and its module's index, when the key is bound already and `replacing`
+    ///   is `false`; `nil` when the node was added.
+    mutating func add(_ node: any AnyNode, module: Int, replacing: Bool) -> (node: any AnyNode, module: Int)? {
         guard tracksPositions else {
             nodes.append(node)
-            return
+            return nil
         }
-        if let earlier = positions.updateValue(nodes.count, forKey: node.key) {
-            positions[node.key] = earlier
+        if let earlier = positions[node.key] {
+            guard replacing else { return (nodes[earlier], modules[earlier]) }
             nodes[earlier] = node
+            modules[earlier] = module
         } else {
+            positions[node.key] = nodes.count
             nodes.append(node)
+            modules.append(module)
         }
+        return nil
     }
 
     /// Adds `node` unless its key is present; returns whether it was added.
@@ -37,10 +51,12 @@ struct ModuleNodes {
             for (index, existing) in nodes.enumerated() {
                 positions[existing.key] = index
             }
+            modules = Array(repeating: -1, count: nodes.count)
         }
         guard positions[node.key] == nil else { return false }
         positions[node.key] = nodes.count
         nodes.append(node)
+        modules.append(-1)
         return true
     }
 }

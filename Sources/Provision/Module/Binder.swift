@@ -16,12 +16,17 @@ import Synchronization
 /// ```
 ///
 /// Binding the same key twice in one module is an error (``ProvisionError/Code/duplicateBinding``),
-/// reported when the injector is created. Across modules, a later module's binding replaces an earlier
-/// module's binding for the same key; multibinding elements accumulate instead.
+/// reported when the injector is created. Across modules, a later module replaces an earlier module's
+/// binding only when it says so with ``override(_:named:fileID:line:)``; an unmarked second binding of a
+/// key is a ``ProvisionError/Code/duplicateBinding`` error naming both declarations. Multibinding
+/// elements accumulate instead.
 public final class Binder {
     struct Record {
         let key: BindingKey
         let location: SourceLocation
+        /// Whether the binding replaces an earlier module's binding of its key on purpose (see
+        /// ``Binder/override(_:named:fileID:line:)``).
+        var isOverride = false
         var scope: Scope = .transient
         /// The binding's node, made by `to(...)` or `toInstance(_:)` and completed with ``scope`` and
         /// ``hooks`` when the injector installs it; `nil` until the binding gets a target, and in a
@@ -81,8 +86,13 @@ public final class Binder {
     /// the binder while it configures its modules, and outlives it.
     @usableFromInline unowned(unsafe) let injector: Injector?
 
-    init(injector: Injector?) {
+    /// Whether every binding replaces an earlier one of its key (the modules of
+    /// `Injector.overriding(_:)`), as if declared with ``override(_:named:fileID:line:)``.
+    let overridesByDefault: Bool
+
+    init(injector: Injector?, overridesByDefault: Bool = false) {
         self.injector = injector
+        self.overridesByDefault = overridesByDefault
     }
 
     /// Starts a binding for `type`, optionally named.
@@ -101,7 +111,54 @@ public final class Binder {
         fileID: String = #fileID,
         line: Int = #line
     ) -> BindingBuilder<T> {
-        records.append(Record(key: BindingKey(type, named: name), location: SourceLocation(fileID: fileID, line: line)))
+        records.append(
+            Record(
+                key: BindingKey(type, named: name),
+                location: SourceLocation(fileID: fileID, line: line),
+                isOverride: overridesByDefault
+            )
+        )
+        return BindingBuilder(binder: self, index: records.count - 1)
+    }
+
+    /// Starts a binding that replaces an earlier module's binding of the same key: the explicit way to
+    /// swap an implementation (a fake for tests, a platform variant) across modules.
+    ///
+    /// ```swift
+    /// struct FakePaymentsModule: Module {
+    ///     func configure(_ binder: Binder) {
+    ///         binder.override((any PaymentGateway).self).to(FakeGateway.init)
+    ///     }
+    /// }
+    ///
+    /// let injector = try Injector(AppModule(), FakePaymentsModule())
+    /// ```
+    ///
+    /// Without it, a key bound by two modules is a ``ProvisionError/Code/duplicateBinding`` error that
+    /// names both declarations, so a binding can't be replaced by accident. An override replaces the
+    /// binding of any earlier module of the injector; one that replaces nothing is simply a binding.
+    /// Within one module a key is still bound once. To replace bindings of a running injector for a
+    /// test, derive one with `Injector.overriding(_:)` instead.
+    ///
+    /// - Parameters:
+    ///   - type: The type whose binding to replace.
+    ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
+    ///   - fileID: Recorded for error messages; leave the default.
+    ///   - line: Recorded for error messages; leave the default.
+    /// - Returns: A builder; finish it with `to(...)` or `toInstance(_:)`.
+    public func override<T>(
+        _ type: T.Type,
+        named name: String? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> BindingBuilder<T> {
+        records.append(
+            Record(
+                key: BindingKey(type, named: name),
+                location: SourceLocation(fileID: fileID, line: line),
+                isOverride: true
+            )
+        )
         return BindingBuilder(binder: self, index: records.count - 1)
     }
 

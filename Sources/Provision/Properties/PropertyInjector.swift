@@ -14,6 +14,16 @@ enum PropertyInjector {
         }
     }
 
+    /// Every key the properties `type` declares may be injected from, when it is a ``PropertyInjectable``
+    /// class: each property's key, and for an optional property the optional type's key too (which of
+    /// the two an injection uses depends on the injector).
+    static func declaredKeys(of type: any Any.Type, in injector: Injector) -> [BindingKey] {
+        guard let declaring = type as? any PropertyInjectable.Type else { return [] }
+        return declaring.injectedProperties.flatMap { property in
+            [property.key] + (property.optionalForm.map { [$0.property.key] } ?? [])
+        }
+    }
+
     /// Sets every required property of `object`, then calls its hook once.
     ///
     /// A property whose binding is missing doesn't stop the others: every missing binding is reported

@@ -65,8 +65,8 @@ final class ChainQueue: Sendable {
 }
 
 /// Database <- Store <- Queue, all singletons with start and stop hooks.
-func chainModule(log: EventLog, faults: Faults = Faults()) -> TestModule {
-    TestModule { binder in
+func chainModule(log: EventLog, faults: Faults = Faults()) -> ClosureModule {
+    ClosureModule { binder in
         binder.bind(EventLog.self).toInstance(log)
         binder.bind(Faults.self).toInstance(faults)
         binder.bind(ChainDatabase.self).to(ChainDatabase.init(log:faults:)).in(.singleton)

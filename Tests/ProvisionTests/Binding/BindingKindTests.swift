@@ -6,7 +6,7 @@ struct BindingKindTests {
     @Test("a constructor binding resolves the initializer's parameters from the injector")
     func constructorBinding() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Brakes.self).to(Brakes.init)
                 binder.bind(Car.self).to(Car.init(engine:brakes:))
@@ -27,7 +27,7 @@ struct BindingKindTests {
             }
         }
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Int.self).toInstance(7)
                 binder.bind(String.self).toInstance("abc")
                 binder.bind(Double.self).toInstance(2.5)
@@ -42,7 +42,7 @@ struct BindingKindTests {
     @Test("a closure binding builds through the resolver it is given")
     func closureBinding() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Config.self).toInstance(Config(port: 8080))
                 binder.bind(Headlight.self).to { resolver in
                     Headlight(brand: "port-\(try resolver.get(Config.self).port)")
@@ -56,7 +56,7 @@ struct BindingKindTests {
     func instanceBinding() throws {
         let engine = Engine()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).toInstance(engine)
                 binder.bind(Config.self).toInstance(Config(port: 1))
             }
@@ -69,7 +69,7 @@ struct BindingKindTests {
     @Test("an existential binds to an implementation's initializer")
     func existentialBinding() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any GearBox).self).to(AfterMarketGearBox.init)
             }
         )
@@ -81,7 +81,7 @@ struct BindingKindTests {
     @Test("the generic form infers the type from the context")
     func inferredGet() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any GearBox).self).to(AfterMarketGearBox.init)
                 binder.bind(Config.self).toInstance(Config(port: 9))
             }
@@ -95,7 +95,7 @@ struct BindingKindTests {
     @Test("named bindings are separate from each other and from the unnamed binding")
     func namedBindings() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self, named: "left").to { _ in Headlight(brand: "left") }
                 binder.bind(Headlight.self, named: "right").to { _ in Headlight(brand: "right") }
                 binder.bind(Headlight.self).to { _ in Headlight(brand: "plain") }
@@ -109,7 +109,7 @@ struct BindingKindTests {
     @Test("a named request never falls back to the unnamed binding")
     func namedDoesNotFallBack() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self).to { _ in Headlight() }
             }
         )
@@ -124,7 +124,7 @@ struct BindingKindTests {
     @Test("hasBinding reports bound and unbound keys, named ones too")
     func hasBinding() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Headlight.self, named: "left").to { _ in Headlight() }
             }

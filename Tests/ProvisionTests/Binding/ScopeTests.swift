@@ -7,7 +7,7 @@ struct ScopeTests {
     func transientByDefault() throws {
         let built = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in
                     built.increment()
                     return Engine()
@@ -24,7 +24,7 @@ struct ScopeTests {
     func singleton() throws {
         let built = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in
                     built.increment()
                     return Engine()
@@ -44,7 +44,7 @@ struct ScopeTests {
     @Test("a constructor-bound singleton is built once")
     func constructorSingleton() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init).in(.singleton)
             }
         )
@@ -53,7 +53,7 @@ struct ScopeTests {
 
     @Test("singletons are per injector")
     func singletonPerInjector() throws {
-        let module = TestModule { binder in
+        let module = ClosureModule { binder in
             binder.bind(Engine.self).to(Engine.init).in(.singleton)
         }
         let first = try Injector(module)
@@ -64,7 +64,7 @@ struct ScopeTests {
     @Test("a named singleton is cached per name")
     func namedSingleton() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self, named: "left").to { _ in Headlight(brand: "L") }.in(.singleton)
                 binder.bind(Headlight.self, named: "right").to { _ in Headlight(brand: "R") }.in(.singleton)
             }

@@ -14,7 +14,7 @@ struct ConcurrentRegistrationTests {
         let modulesPerWriter = 40
         let keysPerModule = 5
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init).in(.singleton)
                 binder.bind(Brakes.self).to(Brakes.init)
                 binder.bind(Car.self).to(Car.init(engine:brakes:))
@@ -32,7 +32,7 @@ struct ConcurrentRegistrationTests {
                 for module in 0..<modulesPerWriter {
                     do {
                         try injector.install(
-                            TestModule { binder in
+                            ClosureModule { binder in
                                 for key in 0..<keysPerModule {
                                     let value = (index * 1_000 + module) * 10 + key
                                     binder.bind(Int.self, named: "w\(index)-m\(module)-k\(key)").toInstance(value)
@@ -96,7 +96,7 @@ struct ConcurrentRegistrationTests {
                 barrier.arriveAndWait()
                 do throws(ProvisionError) {
                     try injector.install(
-                        TestModule { binder in
+                        ClosureModule { binder in
                             binder.bind(Config.self).toInstance(Config(port: index))
                             binder.bind(Int.self, named: "\(index)").toInstance(index)
                         }
@@ -127,7 +127,7 @@ struct ConcurrentRegistrationTests {
         // self-declared type. The Ints are added in declaration order, one slot after the other.
         let namesPerModule = 48
         let declaringModule = modules / 2
-        let injector = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init).in(.singleton) })
+        let injector = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init).in(.singleton) })
         let engine = try injector.get(Engine.self)
         let barrier = Barrier(count: 1 + readers)
         let installed = Atomic(0)
@@ -143,7 +143,7 @@ struct ConcurrentRegistrationTests {
                 for index in 0..<modules {
                     do throws(ProvisionError) {
                         try injector.install(
-                            TestModule { binder in
+                            ClosureModule { binder in
                                 for name in 0..<namesPerModule {
                                     binder.bind(Int.self, named: "m\(index)-\(name)").toInstance(index * 1_000 + name)
                                 }
@@ -266,7 +266,7 @@ struct ConcurrentRegistrationTests {
                 do throws(ProvisionError) {
                     // Several types, so several stripes: close() may be half way through them.
                     try injector.install(
-                        TestModule { binder in
+                        ClosureModule { binder in
                             binder.bind(Int.self, named: "late").toInstance(round)
                             binder.bind(String.self, named: "late").toInstance("late")
                             binder.bind(Config.self).toInstance(Config(port: round))

@@ -12,7 +12,7 @@ struct CrossThreadCycleTests {
     /// for the other, so that each thread holds one gate and wants the other.
     private func makeInjector(_ barrier: Barrier) throws -> Injector {
         try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Left.self).to { resolver in
                     barrier.arriveAndWait()
                     _ = try resolver.get(Right.self)
@@ -79,7 +79,7 @@ struct CrossThreadCycleTests {
         let release = DispatchSemaphore(value: 0)
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to { _ in
                         entered.signal()
                         release.wait()

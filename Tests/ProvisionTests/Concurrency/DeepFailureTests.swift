@@ -46,7 +46,7 @@ struct DeepFailureTests {
         let flakyRuns = Counter()
         let middleRuns = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Alive.self).toInstance(alive)
                 binder.bind(Sibling.self).to(Sibling.init(alive:))
                 binder.bind(Flaky.self).to { _ in

@@ -33,7 +33,7 @@ struct FailingSingletonTests {
 
     private func makeInjector(_ factory: Factory) throws -> Injector {
         try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in try factory.make() }.in(.singleton)
             }
         )

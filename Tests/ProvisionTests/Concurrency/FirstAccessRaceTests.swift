@@ -15,7 +15,7 @@ struct FirstAccessRaceTests {
         init() throws {
             let runs = factoryRuns
             injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to { _ in
                         runs.increment()
                         return Engine()
@@ -62,7 +62,7 @@ struct FirstAccessRaceTests {
         let threads = 16
         let built = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in
                     built.increment()
                     return Engine()

@@ -22,8 +22,8 @@ struct InjectorLifetimeTests {
         }
     }
 
-    private func module(_ deinits: Counter) -> TestModule {
-        TestModule { binder in
+    private func module(_ deinits: Counter) -> ClosureModule {
+        ClosureModule { binder in
             binder.bind(Engine.self).to(Engine.init)
             binder.bind(Tracked.self).to { _ in Tracked(deinits) }.in(.singleton)
             binder.bind(Tracked.self, named: "constructor").to { _ in Tracked(deinits) }
@@ -60,11 +60,11 @@ struct InjectorLifetimeTests {
         let parent = try Injector(module(parentDeinits))
         _ = try parent.get(Tracked.self)
         var child: Injector? = try parent.makeChild(
-            TestModule { $0.bind(Tracked.self, named: "child").to { _ in Tracked(childDeinits) }.in(.singleton) }
+            ClosureModule { $0.bind(Tracked.self, named: "child").to { _ in Tracked(childDeinits) }.in(.singleton) }
         )
         _ = try child?.get(Tracked.self, named: "child")
         _ = try child?.get(Tracked.self)
-        var derived: Injector? = try parent.with(TestModule { $0.bind(Brakes.self).to(Brakes.init) })
+        var derived: Injector? = try parent.with(ClosureModule { $0.bind(Brakes.self).to(Brakes.init) })
         _ = try derived?.get(Tracked.self)
         child = nil
         #expect(childDeinits.value == 1)

@@ -27,14 +27,14 @@ struct RegistryMemoryTests {
             // The bindings' own size: the same bindings, added all at once by creating an injector.
             let start = residentBytes()
             let reference = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     for index in 0..<count { binder.bind(Int.self, named: "key \(index)").toInstance(index) }
                 }
             )
             let afterReference = residentBytes()
             let injector = try Injector()
             for index in 0..<count {
-                try injector.install(TestModule { $0.bind(Int.self, named: "key \(index)").toInstance(index) })
+                try injector.install(ClosureModule { $0.bind(Int.self, named: "key \(index)").toInstance(index) })
             }
             let afterInstalls = residentBytes()
             var wrong = 0
@@ -60,12 +60,12 @@ struct RegistryMemoryTests {
             // bindings' own size: as many bindings made by a module, each with a factory of its own.
             let start = residentBytes()
             let reference = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     for index in 0..<count { binder.bind(Engine.self, named: "key \(index)").to(Engine.init) }
                 }
             )
             let afterReference = residentBytes()
-            let injector = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init) })
+            let injector = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init) })
             for index in 0..<count {
                 _ = try injector.get(Provider<Engine>.self, named: "key \(index)")
             }

@@ -148,7 +148,7 @@ struct ScopeCloseRaceTests {
     ) throws -> Injector {
         try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(SyncResource.self).to { _ in
                         hook()
                         return SyncResource(ledger: ledger)

@@ -13,7 +13,7 @@ struct AsyncReentryTests {
     func asyncReentryThroughInjector() async throws {
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Loop.self).to { _ async throws -> Loop in
                     guard let injector = slot.withLock({ $0 }) else { throw ExpectedFailure() }
                     _ = try await injector.get(Loop.self)
@@ -35,7 +35,7 @@ struct AsyncReentryTests {
     func asyncReentryThroughAnotherBinding() async throws {
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Loop.self).to { _ async throws -> Loop in
                     guard let injector = slot.withLock({ $0 }) else { throw ExpectedFailure() }
                     _ = try await injector.get(Other.self)
@@ -61,7 +61,7 @@ struct AsyncReentryTests {
     func asyncReentryFromChildTask() async throws {
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Loop.self).to { _ async throws -> Loop in
                     guard let injector = slot.withLock({ $0 }) else { throw ExpectedFailure() }
                     async let again: Loop = injector.get(Loop.self)
@@ -83,7 +83,7 @@ struct AsyncReentryTests {
     func syncReentryThroughInjector() throws {
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Loop.self).to { _ -> Loop in
                     guard let injector = slot.withLock({ $0 }) else { throw ExpectedFailure() }
                     _ = try injector.get(Loop.self)
@@ -104,7 +104,7 @@ struct AsyncReentryTests {
     func syncRequestInsideAsyncFactory() async throws {
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Other.self).to { _ -> Other in
                     guard let injector = slot.withLock({ $0 }) else { throw ExpectedFailure() }
                     _ = try injector.syncGet(Loop.self)

@@ -22,7 +22,7 @@ struct AsyncWaiterTests {
         -> Injector
     {
         try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Slow.self).to { _ -> Slow in
                     builds.increment()
                     entered.signal()

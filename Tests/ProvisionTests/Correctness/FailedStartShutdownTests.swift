@@ -23,7 +23,7 @@ struct FailedStartShutdownTests {
         let log = EventLog()
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(First.self).to { _ in First(log: log) }.in(.singleton)
                     .onStart { _ in log.append("start First") }
                     .onStop { _ in

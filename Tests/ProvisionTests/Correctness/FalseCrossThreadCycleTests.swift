@@ -33,7 +33,7 @@ struct FalseCrossThreadCycleTests {
     private func makeInjector(_ shape: Shape, aStarted: DispatchSemaphore, spin: Int) throws -> Injector {
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(A.self).to { _ in
                     aStarted.signal()
                     // Thread 2 is waiting on A's gate (an observed state, not a sleep)...
@@ -107,7 +107,7 @@ struct FalseCrossThreadCycleTests {
             let slot = Locked<Injector?>(nil)
             let spin = Int.random(in: 0..<2_000)
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(A.self).to { _ async throws in
                         aStarted.open()
                         while (slot.withLock { $0 }?.gateWaiters(of: A.self)?.tasks ?? 0) == 0 {
@@ -145,7 +145,7 @@ struct FalseCrossThreadCycleTests {
         for _ in 0..<stressRounds(200) {
             let barrier = AsyncBarrier(count: 2)
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Left.self).to { r async throws in
                         await barrier.arrive()
                         _ = try await r.get(Right.self)
@@ -190,7 +190,7 @@ struct FalseCrossThreadCycleTests {
         // comes with them (the ambient path of the build).
         let slot = Locked<Injector?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Shared.self).to { _ async throws in
                     builds.increment()
                     await Task.yield()

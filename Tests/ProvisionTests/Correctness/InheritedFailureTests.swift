@@ -48,7 +48,7 @@ struct InheritedFailureTests {
         let release = DispatchSemaphore(value: 0)
         let serviceRuns = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Slow.self).to { _ -> Slow in
                     entered.signal()
                     _ = release.wait(timeout: .now() + 30)
@@ -84,7 +84,7 @@ struct InheritedFailureTests {
         let releasePause = DispatchSemaphore(value: 0)
         let pauses = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Slow.self).to { _ -> Slow in
                     slowEntered.signal()
                     _ = releaseSlow.wait(timeout: .now() + 30)

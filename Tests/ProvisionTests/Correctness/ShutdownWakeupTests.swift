@@ -89,13 +89,13 @@ struct ShutdownWakeupTests {
         for _ in 0..<rounds {
             let parent = try Injector(
                 modules: [
-                    TestModule { binder in
+                    ClosureModule { binder in
                         binder.bind(Flaky.self).to { _ -> Flaky in throw ExpectedFailure(id: 1) }.in(.singleton)
                     }
                 ],
                 configuration: Injector.Configuration(lifecycleHookTimeout: .seconds(1))
             )
-            let jobs = TestModule { binder in binder.bind(Job.self).to(Job.init(flaky:)) }
+            let jobs = ClosureModule { binder in binder.bind(Job.self).to(Job.init(flaky:)) }
             let children = [try parent.makeChild(jobs), try parent.makeChild(jobs)]
             // Linked before the race: a request that links `Job` after the parent closed is refused at
             // link time, without reaching the gate.

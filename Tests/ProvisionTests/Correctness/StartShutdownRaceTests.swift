@@ -27,7 +27,7 @@ struct StartShutdownRaceTests {
             }
         }
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(First.self).to(First.init).in(.singleton)
                     .onStart { _ in
                         log.append("start First")

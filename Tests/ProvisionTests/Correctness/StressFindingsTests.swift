@@ -46,9 +46,9 @@ struct StressFindingsTests {
 
     @Test("childLinkedAfterShutdown: a binding first linked after shutdown throws shutDown, not notBound")
     func childLinkedAfterShutdown() async throws {
-        let parent = try Injector(TestModule { $0.bind(Leaf.self).to(Leaf.init) })
+        let parent = try Injector(ClosureModule { $0.bind(Leaf.self).to(Leaf.init) })
         try await parent.shutdown()
-        let child = try parent.makeChild(TestModule { $0.bind(Holder.self).to(Holder.init(leaf:)) })
+        let child = try parent.makeChild(ClosureModule { $0.bind(Holder.self).to(Holder.init(leaf:)) })
         let error = #expect(throws: ProvisionError.self) { try child.syncGet(Holder.self) }
         #expect(error?.code == .shutDown)
     }
@@ -56,7 +56,7 @@ struct StressFindingsTests {
     @Test("propertyDependencyStartsFirst: a service starts after the services injected into its properties")
     func propertyDependencyStartsFirst() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Database.self).to(Database.init).in(.singleton).onStart { _ in }
                 binder.bind(Handler.self).to(Handler.init).in(.singleton).onStart { _ in }
             }
@@ -73,7 +73,7 @@ struct StressFindingsTests {
     )
     func transientPropertyDependencyStartsFirst() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Database.self).to(Database.init).in(.singleton).onStart { _ in }
                 binder.bind(Helper.self).to(Helper.init)
                 binder.bind(Service.self).to(Service.init(helper:)).in(.singleton).onStart { _ in }
@@ -90,7 +90,7 @@ struct StressFindingsTests {
     )
     func protocolKeyPropertyDependencyStartsFirst() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Database.self).to(Database.init).in(.singleton).onStart { _ in }
                 binder.bind((any Tool).self).to { () -> any Tool in PropertyTool() }
                 binder.bind(ToolService.self).to(ToolService.init(tool:)).in(.singleton).onStart { _ in }
@@ -106,8 +106,8 @@ struct StressFindingsTests {
         "propertyLinkedAfterShutdown: a binding whose injected property's binding is gone because its parent shut down throws shutDown, not notBound"
     )
     func propertyLinkedAfterShutdown() async throws {
-        let parent = try Injector(TestModule { $0.bind(Database.self).to(Database.init).in(.singleton) })
-        let child = try parent.makeChild(TestModule { $0.bind(Port.self).to(Port.init) })
+        let parent = try Injector(ClosureModule { $0.bind(Database.self).to(Database.init).in(.singleton) })
+        let child = try parent.makeChild(ClosureModule { $0.bind(Port.self).to(Port.init) })
         try await parent.shutdown()
         // Linking Port checks its property's binding, in the parent's table that shutdown emptied.
         let error = #expect(throws: ProvisionError.self) { try child.syncGet(Port.self) }
@@ -120,7 +120,7 @@ struct StressFindingsTests {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Scoped.self).to { _ -> Scoped in
                     entered.signal()
                     _ = release.wait(timeout: .now() + 30)

@@ -35,7 +35,7 @@ struct AsyncFactoryTests {
         let runs = Counter()
         let release = AsyncLatch()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { _ async throws in
                     let run = runs.increment()
                     await release.wait()
@@ -69,7 +69,7 @@ struct AsyncFactoryTests {
     @Test("a synchronous request for an unbuilt async binding is a requiresAsync error; once built it is served")
     func synchronousRequestBeforeAndAfterTheBuild() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { _ async in AsyncDatabase(id: 7) }.in(.singleton)
                 binder.bind(AsyncRepository.self).to(AsyncRepository.init(database:))
             }
@@ -89,7 +89,7 @@ struct AsyncFactoryTests {
     @Test("a transient async binding can never be built synchronously")
     func transientAsyncBinding() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { _ async in AsyncDatabase(id: 1) }
             }
         )
@@ -100,7 +100,7 @@ struct AsyncFactoryTests {
     @Test("constructors above an async singleton build asynchronously, through every arity and a collection")
     func constructorsAboveAnAsyncBinding() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { _ async in AsyncDatabase(id: 3) }.in(.singleton)
                 binder.bind(AsyncRepository.self).to(AsyncRepository.init(database:)).in(.singleton)
                 binder.bind(AsyncService.self).to(AsyncService.init(repository:))
@@ -118,7 +118,7 @@ struct AsyncFactoryTests {
     @Test("an async closure awaits its dependencies through the resolver; the async API resolves sync graphs too")
     func asyncClosureResolvesThroughTheResolver() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Config.self).toInstance(Config(port: 5432))
                 binder.bind(AsyncDatabase.self).to { resolver async throws in
                     AsyncDatabase(id: try await resolver.get(Config.self).port)
@@ -134,7 +134,7 @@ struct AsyncFactoryTests {
     func failingAsyncSingleton() async throws {
         let runs = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { _ async throws in
                     if runs.increment() == 1 { throw ExpectedFailure(id: 1) }
                     return AsyncDatabase(id: 2)
@@ -153,7 +153,7 @@ struct AsyncFactoryTests {
     @Test("a cycle through async closures is a cycle error with its path, not a hang")
     func asyncCycle() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { resolver async throws in
                     _ = try await resolver.get(AsyncRepository.self)
                     return AsyncDatabase(id: 0)
@@ -170,7 +170,7 @@ struct AsyncFactoryTests {
     func crossTaskCycle() async throws {
         let bothEntered = AsyncBarrier(count: 2)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AsyncDatabase.self).to { resolver async throws in
                     await bothEntered.arrive()
                     _ = try await resolver.get(AsyncRepository.self)
@@ -221,7 +221,7 @@ struct AsyncObservationTests {
         let runs = Counter()
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(AsyncDatabase.self).to { _ async throws in
                         if runs.increment() == 1 { throw ExpectedFailure(id: 9) }
                         return AsyncDatabase(id: 1)
@@ -255,7 +255,7 @@ struct AsyncWaitTimeoutTests {
         let release = AsyncLatch()
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(AsyncDatabase.self).to { _ async in
                         building.open()
                         await release.wait()

@@ -62,8 +62,8 @@ struct LifecycleTests {
         failing: String? = nil,
         failingStop: Set<String> = [],
         stuckStop: String? = nil
-    ) -> TestModule {
-        TestModule { binder in
+    ) -> ClosureModule {
+        ClosureModule { binder in
             binder.bind(Part.self).to {
                 Part(
                     "Database", log: log, failsToStart: failing == "Database",
@@ -136,7 +136,7 @@ struct LifecycleTests {
         let log = EventLog()
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init).in(.singleton)
                         .onStart { _ in
                             await bothStarting.arrive()
@@ -205,7 +205,7 @@ struct LifecycleTests {
     @Test("after shutdown every request throws shutDown, also through scopes, children and handles")
     func requestsAfterShutdown() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init).in(.singleton)
                 binder.bind(Brakes.self).to(Brakes.init)
             }
@@ -227,7 +227,7 @@ struct LifecycleTests {
         }
         await #expect(throws: ProvisionError.shutDown(nil)) { try await injector.get(Engine.self) }
         await #expect(throws: ProvisionError.shutDown(nil)) { try await injector.start() }
-        #expect(throws: ProvisionError.shutDown(nil)) { try injector.install(TestModule { _ in }) }
+        #expect(throws: ProvisionError.shutDown(nil)) { try injector.install(ClosureModule { _ in }) }
     }
 
     @Test("requests racing shutdown get an instance or shutDown; nothing is built after, all is disposed once")
@@ -236,7 +236,7 @@ struct LifecycleTests {
             let built = Counter()
             let disposed = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Tracked.self).to { Tracked(built: built, disposed: disposed) }.in(.singleton)
                     binder.bind(Tracked.self, named: "late").to { Tracked(built: built, disposed: disposed) }
                         .in(.singleton)
@@ -292,7 +292,7 @@ struct LifecycleTests {
     func hooksNeedASingleton() {
         let error = #expect(throws: ProvisionError.self) {
             try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init).in(.scoped).onStart { _ in }
                 }
             )
@@ -304,7 +304,7 @@ struct LifecycleTests {
     @Test("starting twice is an invalidLifecycle error; async singletons are built by start")
     func startTwiceAndAsyncSingletons() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ async in Engine() }.in(.singleton)
             }
         )
@@ -352,7 +352,7 @@ struct ShutdownDrainTests {
         let release = AsyncLatch()
         let disposed = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Slow.self).to { _ async in
                     building.open()
                     await release.wait()

@@ -51,8 +51,8 @@ private final class Cache: Sendable {
 
 @Suite("Service scopes")
 struct ServiceScopeTests {
-    private static func module(log: EventLog, counter: Counter = Counter()) -> TestModule {
-        TestModule { binder in
+    private static func module(log: EventLog, counter: Counter = Counter()) -> ClosureModule {
+        ClosureModule { binder in
             binder.bind(EventLog.self).toInstance(log)
             binder.bind(ScopedContext.self).to { resolver in
                 ScopedContext(id: counter.increment(), log: try resolver.get(EventLog.self))
@@ -130,7 +130,7 @@ struct ServiceScopeTests {
     func captiveDependencyThroughAConstructor() throws {
         let injector = try Injector(
             Self.module(log: EventLog()),
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Cache.self).to(Cache.init(context:)).in(.singleton)
             }
         )
@@ -147,7 +147,7 @@ struct ServiceScopeTests {
     func captiveDependencyThroughAClosure() throws {
         let injector = try Injector(
             Self.module(log: EventLog()),
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Cache.self).to { resolver in Cache(context: try resolver.get(ScopedContext.self)) }
                     .in(.singleton)
             }
@@ -162,7 +162,7 @@ struct ServiceScopeTests {
         let builds = Counter()
         let entered = Barrier(count: 8)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(EventLog.self).toInstance(EventLog())
                 binder.bind(ScopedContext.self).to { resolver in
                     ScopedContext(id: builds.increment(), log: try resolver.get(EventLog.self))
@@ -201,7 +201,7 @@ struct ServiceScopeTests {
     func scopedAsyncBinding() async throws {
         let builds = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ async in
                     builds.increment()
                     return Engine()
@@ -228,7 +228,7 @@ struct ScopedArgumentBindingTests {
     func argumentsCantBeScoped() {
         let error = #expect(throws: ProvisionError.self) {
             try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Headlight.self).withArguments(String.self).to { _, brand in Headlight(brand: brand) }
                         .in(.scoped)
                 }

@@ -49,7 +49,7 @@ final class WrappingObserver: ResolutionObserver {
 
 @Suite("Resolution observers: build hooks")
 struct BuildHookTests {
-    private let transientChain = TestModule { binder in
+    private let transientChain = ClosureModule { binder in
         binder.bind(GraphLogger.self).to(GraphLogger.init)
         binder.bind(GraphStore.self).to(GraphStore.init(logger:))
         binder.bind(GraphService.self).to(GraphService.init(store:))
@@ -73,7 +73,7 @@ struct BuildHookTests {
     func singletonOnce() throws {
         let observer = WrappingObserver()
         let injector = try Injector(
-            modules: [TestModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) }],
+            modules: [ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) }],
             configuration: .init(observer: observer)
         )
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -87,7 +87,7 @@ struct BuildHookTests {
         let observer = WrappingObserver()
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(GraphLogger.self).to { () throws -> GraphLogger in throw ExpectedFailure(id: 4) }
                     binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 }
@@ -109,7 +109,7 @@ struct BuildHookTests {
         let observer = WrappingObserver()
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(GraphLogger.self).to { _ async in GraphLogger() }
                     binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 }

@@ -10,7 +10,7 @@ struct ResolutionObserverTests {
         try Injector(modules: modules, configuration: Injector.Configuration(observer: observer))
     }
 
-    private let transientChain = TestModule { binder in
+    private let transientChain = ClosureModule { binder in
         binder.bind(GraphLogger.self).to(GraphLogger.init)
         binder.bind(GraphStore.self).to(GraphStore.init(logger:))
         binder.bind(GraphService.self).to(GraphService.init(store:))
@@ -35,7 +35,7 @@ struct ResolutionObserverTests {
         let observer = RecordingObserver()
         let injector = try injector(
             observer: observer,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton)
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
             }
@@ -52,7 +52,7 @@ struct ResolutionObserverTests {
         let observer = RecordingObserver()
         let parent = try injector(
             observer: observer,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLogger.self).to { _ in GraphLogger() }.in(.singleton)
                 binder.multibind((any GraphPlugin).self).to(GraphPluginA.init)
                 binder.multibind((any GraphPlugin).self).toInstance(GraphPluginB())
@@ -61,7 +61,7 @@ struct ResolutionObserverTests {
         _ = try parent.getAll((any GraphPlugin).self)
         // The collection and its constructed element; an instance is never built.
         #expect(observer.lines() == ["built any GraphPlugin (multibinding element)", "built [any GraphPlugin]"])
-        let child = try parent.makeChild(TestModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
+        let child = try parent.makeChild(ClosureModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         _ = try child.get(GraphStore.self)
         #expect(observer.lines().suffix(2) == ["built GraphLogger", "built GraphStore"])
     }
@@ -71,7 +71,7 @@ struct ResolutionObserverTests {
         let observer = RecordingObserver()
         let injector = try injector(
             observer: observer,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLogger.self).to { () throws -> GraphLogger in throw ExpectedFailure(id: 3) }
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphService.self).to(GraphService.init(store:))
@@ -91,7 +91,7 @@ struct ResolutionObserverTests {
         let secondRequest = DispatchSemaphore(value: 0)
         let injector = try injector(
             observer: observer,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLogger.self).to { () -> GraphLogger in
                     entered.signal()
                     release.wait()

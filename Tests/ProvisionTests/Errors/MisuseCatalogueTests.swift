@@ -29,12 +29,13 @@ struct MisuseCatalogueTests {
             _ = try Injector().get((any GearBox).self)
         },
         Misuse(name: "a wrong name", code: .notBound, key: "Headlight named \"fog\"", path: "Headlight named \"fog\"") {
-            let injector = try Injector(TestModule { $0.bind(Headlight.self, named: "left").to { _ in Headlight() } })
+            let injector = try Injector(
+                ClosureModule { $0.bind(Headlight.self, named: "left").to { _ in Headlight() } })
             _ = try injector.get(Headlight.self, named: "fog")
         },
         Misuse(name: "a missing dependency", code: .notBound, key: "Brakes", path: "Car -> Brakes") {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to(Car.init(engine:brakes:))
                     binder.bind(Engine.self).to(Engine.init)
                 }
@@ -42,28 +43,28 @@ struct MisuseCatalogueTests {
             _ = try injector.get(Car.self)
         },
         Misuse(name: "several missing dependencies", code: .notBound, key: "Engine", path: "Needy -> Engine") {
-            _ = try Injector(TestModule { $0.bind(Needy.self).to(Needy.init(engine:gearBox:)) }).get(Needy.self)
+            _ = try Injector(ClosureModule { $0.bind(Needy.self).to(Needy.init(engine:gearBox:)) }).get(Needy.self)
         },
         Misuse(name: "a constructor cycle", code: .cycle, key: "Loop", path: "Loop -> Loop") {
-            _ = try Injector(TestModule { $0.bind(Loop.self).to(Loop.init(loop:)) }).get(Loop.self)
+            _ = try Injector(ClosureModule { $0.bind(Loop.self).to(Loop.init(loop:)) }).get(Loop.self)
         },
         Misuse(name: "a cycle through a closure", code: .cycle, key: "Engine", path: "Engine -> Engine") {
-            _ = try Injector(TestModule { $0.bind(Engine.self).to { try $0.get(Engine.self) } }).get(Engine.self)
+            _ = try Injector(ClosureModule { $0.bind(Engine.self).to { try $0.get(Engine.self) } }).get(Engine.self)
         },
         Misuse(name: "an eager binding that is not a singleton", code: .eagerNotSingleton, key: "Engine", path: nil) {
             _ = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init)
                     binder.eager(Engine.self)
                 }
             )
         },
         Misuse(name: "an eager key that is not bound", code: .notBound, key: "Brakes", path: "Brakes") {
-            _ = try Injector(TestModule { $0.eager(Brakes.self) })
+            _ = try Injector(ClosureModule { $0.eager(Brakes.self) })
         },
         Misuse(name: "too many arguments", code: .argumentMismatch, key: "Headlight", path: "Headlight") {
             let injector = try Injector(
-                TestModule {
+                ClosureModule {
                     $0.bind(Headlight.self).withArguments(String.self).to { _, brand in Headlight(brand: brand) }
                 }
             )
@@ -71,31 +72,31 @@ struct MisuseCatalogueTests {
         },
         Misuse(name: "an argument of the wrong type", code: .argumentMismatch, key: "Headlight", path: "Headlight") {
             let injector = try Injector(
-                TestModule {
+                ClosureModule {
                     $0.bind(Headlight.self).withArguments(String.self).to { _, brand in Headlight(brand: brand) }
                 }
             )
             _ = try injector.get(Headlight.self, arguments: 42)
         },
         Misuse(name: "arguments for a binding without any", code: .argumentMismatch, key: "Engine", path: "Engine") {
-            _ = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init) }).get(Engine.self, arguments: 1)
+            _ = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init) }).get(Engine.self, arguments: 1)
         },
         Misuse(name: "no arguments and no defaults", code: .argumentMismatch, key: "Headlight", path: "Headlight") {
             let injector = try Injector(
-                TestModule {
+                ClosureModule {
                     $0.bind(Headlight.self).withArguments(String.self).to { _, brand in Headlight(brand: brand) }
                 }
             )
             _ = try injector.get(Headlight.self)
         },
         Misuse(name: "an instance that doesn't conform", code: .typeMismatch, key: "any GearBox", path: nil) {
-            _ = try Injector(TestModule { $0.bind((any GearBox).self).toInstance(checking: "sneaky") })
+            _ = try Injector(ClosureModule { $0.bind((any GearBox).self).toInstance(checking: "sneaky") })
         },
         Misuse(
             name: "a delegating binding to the wrong type", code: .typeMismatch, key: "any GearBox", path: "any GearBox"
         ) {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init)
                     binder.bind((any GearBox).self).to(binding: Engine.self)
                 }
@@ -104,25 +105,25 @@ struct MisuseCatalogueTests {
         },
         Misuse(name: "a duplicate binding inside one module", code: .duplicateBinding, key: "Engine", path: nil) {
             _ = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init)
                     binder.bind(Engine.self).to(Engine.init)
                 }
             )
         },
         Misuse(name: "a bind without a target", code: .incompleteBinding, key: "Engine", path: nil) {
-            _ = try Injector(TestModule { _ = $0.bind(Engine.self) })
+            _ = try Injector(ClosureModule { _ = $0.bind(Engine.self) })
         },
         Misuse(name: "installing a key that is bound already", code: .duplicateBinding, key: "Engine", path: nil) {
-            let injector = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init) })
-            try injector.install(TestModule { $0.bind(Engine.self).to(Engine.init) })
+            let injector = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init) })
+            try injector.install(ClosureModule { $0.bind(Engine.self).to(Engine.init) })
         },
         Misuse(name: "a multibinding installed at run time", code: .duplicateBinding, key: "[Engine]", path: nil) {
-            try Injector().install(TestModule { $0.multibind(Engine.self).to(Engine.init) })
+            try Injector().install(ClosureModule { $0.multibind(Engine.self).to(Engine.init) })
         },
         Misuse(name: "a key both bound and multibound", code: .duplicateBinding, key: "[Engine]", path: nil) {
             _ = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind([Engine].self).toInstance([])
                     binder.multibind(Engine.self).to(Engine.init)
                 }
@@ -130,7 +131,7 @@ struct MisuseCatalogueTests {
         },
         Misuse(name: "a factory that throws", code: .factoryFailed, key: "Engine", path: "Car -> Engine") {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to { _ in throw ExpectedFailure() }
                     binder.bind(Brakes.self).to(Brakes.init)
                     binder.bind(Car.self).to(Car.init(engine:brakes:))
@@ -138,13 +139,13 @@ struct MisuseCatalogueTests {
             )
             _ = try injector.get(Car.self)
         },
-        Misuse(name: "a module whose configure throws", code: .configurationFailed, key: "TestModule", path: nil) {
-            _ = try Injector(TestModule { _ in throw ExpectedFailure() })
+        Misuse(name: "a module whose configure throws", code: .configurationFailed, key: "ClosureModule", path: nil) {
+            _ = try Injector(ClosureModule { _ in throw ExpectedFailure() })
         },
         Misuse(
             name: "a provider used after its injector is gone", code: .injectorReleased, key: "Engine", path: "Engine"
         ) {
-            var injector: Injector? = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init) })
+            var injector: Injector? = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init) })
             let provider = try injector?.get(Provider<Engine>.self)
             injector = nil
             _ = try provider?.get()
@@ -159,7 +160,7 @@ struct MisuseCatalogueTests {
         },
         Misuse(name: "a scoped binding outside any scope", code: .outsideScope, key: "Engine", path: "Car -> Engine") {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init).in(.scoped)
                     binder.bind(Brakes.self).to(Brakes.init)
                     binder.bind(Car.self).to(Car.init(engine:brakes:))
@@ -171,7 +172,7 @@ struct MisuseCatalogueTests {
             name: "a singleton holding a scoped binding", code: .captiveDependency, key: "Engine", path: "Car -> Engine"
         ) {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init).in(.scoped)
                     binder.bind(Brakes.self).to(Brakes.init)
                     binder.bind(Car.self).to(Car.init(engine:brakes:)).in(.singleton)
@@ -183,7 +184,7 @@ struct MisuseCatalogueTests {
             name: "an async binding requested synchronously", code: .requiresAsync, key: "Engine", path: "Car -> Engine"
         ) {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to { _ async in Engine() }.in(.singleton)
                     binder.bind(Brakes.self).to(Brakes.init)
                     binder.bind(Car.self).to(Car.init(engine:brakes:))
@@ -192,7 +193,7 @@ struct MisuseCatalogueTests {
             _ = try injector.get(Car.self)
         },
         Misuse(name: "lifecycle hooks on a transient binding", code: .invalidLifecycle, key: "Engine", path: nil) {
-            _ = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init).in(.transient).onStop { _ in } })
+            _ = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init).in(.transient).onStop { _ in } })
         },
     ]
 

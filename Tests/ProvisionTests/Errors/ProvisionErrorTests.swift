@@ -16,7 +16,7 @@ struct ProvisionErrorTests {
     @Test("a missing dependency names the key, the whole path and a fix")
     func notBoundMessage() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(App.self).to(App.init(checkout:))
                 binder.bind(Checkout.self).to(Checkout.init(gateway:))
             }
@@ -43,7 +43,7 @@ struct ProvisionErrorTests {
             init(axle: Axle, engine: Engine, gearBox: any GearBox) {}
         }
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Chassis.self).to(Chassis.init(axle:engine:gearBox:))
                 binder.bind(Axle.self).to(Axle.init(left:right:))
                 binder.bind(Engine.self).to(Engine.init)
@@ -63,7 +63,7 @@ struct ProvisionErrorTests {
 
         // Nothing half-linked was kept: once the bindings exist, the same request succeeds.
         try injector.install(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Wheel.self).to(Wheel.init)
                 binder.bind(Brakes.self).to(Brakes.init)
                 binder.bind((any GearBox).self).to(AfterMarketGearBox.init)
@@ -90,7 +90,7 @@ struct ProvisionErrorTests {
             init(fragile: Fragile) {}
         }
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Fragile.self).to(Fragile.init(engine:))
                 binder.bind(Holder.self).to(Holder.init(fragile:))
@@ -107,7 +107,7 @@ struct ProvisionErrorTests {
     @Test("a failing closure is reported with its cause; a nested resolve error keeps its own code")
     func closureFailures() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in throw ExpectedFailure(id: 1) }
                 binder.bind(Brakes.self).to { resolver in
                     _ = try resolver.get(Headlight.self)

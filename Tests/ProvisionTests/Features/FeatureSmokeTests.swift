@@ -57,7 +57,7 @@ struct FeatureSmokeTests {
     func handles() throws {
         let built = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in
                     built.increment()
                     return Engine()
@@ -79,7 +79,7 @@ struct FeatureSmokeTests {
     @Test("property injection fills declared and inherited properties and calls the hook once")
     func properties() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Brakes.self).to(Brakes.init)
                 binder.bind(Headlight.self, named: "left").to { _ in Headlight(brand: "L") }
@@ -105,7 +105,7 @@ struct FeatureSmokeTests {
     @Test("arguments: typed, defaults, mismatch")
     func arguments() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Labelled.self).withArguments(String.self, String.self)
                     .to { _, make, model in Labelled(make: make, model: model) }
                     .defaults("VW", "Golf")
@@ -122,11 +122,11 @@ struct FeatureSmokeTests {
     @Test("multibindings collect elements across modules in order")
     func multibindings() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.multibind((any Plugin).self).toInstance(NamedPlugin(name: "a"))
                 binder.multibind((any Plugin).self).to { _ in NamedPlugin(name: "b") }
             },
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.multibind((any Plugin).self).toInstance(NamedPlugin(name: "c"))
             }
         )
@@ -139,7 +139,7 @@ struct FeatureSmokeTests {
     func eager() throws {
         let built = Counter()
         _ = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to { _ in
                     built.increment()
                     return Engine()
@@ -149,7 +149,7 @@ struct FeatureSmokeTests {
         #expect(built.value == 1)
         let error = #expect(throws: ProvisionError.self) {
             try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to(Car.init(engine:brakes:))
                     binder.eager(Car.self)
                 }
@@ -161,14 +161,14 @@ struct FeatureSmokeTests {
 
     @Test("derived and child injectors")
     func derivation() throws {
-        let base = try Injector(TestModule { $0.bind(Engine.self).to(Engine.init).in(.singleton) })
-        let derived = try base.with(TestModule { $0.bind(Brakes.self).to(Brakes.init) })
+        let base = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init).in(.singleton) })
+        let derived = try base.with(ClosureModule { $0.bind(Brakes.self).to(Brakes.init) })
         #expect(!base.hasBinding(for: Brakes.self))
         #expect(derived.hasBinding(for: Brakes.self))
         #expect(try derived.get(Engine.self) !== base.get(Engine.self))
-        let removed = try derived.without(TestModule.self)
+        let removed = try derived.without(ClosureModule.self)
         #expect(!removed.hasBinding(for: Engine.self))
-        let child = try base.makeChild(TestModule { $0.bind(Brakes.self).to(Brakes.init) })
+        let child = try base.makeChild(ClosureModule { $0.bind(Brakes.self).to(Brakes.init) })
         #expect(try child.get(Engine.self) === base.get(Engine.self))
         _ = try child[Brakes.self]
         #expect(!base.hasBinding(for: Brakes.self))
@@ -177,12 +177,12 @@ struct FeatureSmokeTests {
     @Test("checked instances, delegating bindings and toSelf")
     func bindingForms() throws {
         let error = #expect(throws: ProvisionError.self) {
-            try Injector(TestModule { $0.bind((any GearBox).self).toInstance(checking: "sneaky") })
+            try Injector(ClosureModule { $0.bind((any GearBox).self).toInstance(checking: "sneaky") })
         }
         #expect(error?.code == .typeMismatch)
         #expect(error?.message.contains("String") == true)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AfterMarketGearBox.self).to(AfterMarketGearBox.init)
                 binder.bind((any GearBox).self).to(binding: AfterMarketGearBox.self).in(.singleton)
                 binder.bind(SelfDeclaredCar.self).toSelf().in(.singleton)

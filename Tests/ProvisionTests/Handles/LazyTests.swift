@@ -43,7 +43,7 @@ struct LazyTests {
         let entered = DispatchSemaphore(value: 0)
         let slot = Locked<Lazy<Widget>?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Widget.self).to { _ in
                     let call = calls.increment()
                     if call == 1 { throw ExpectedFailure(id: 1) }
@@ -82,7 +82,7 @@ struct LazyTests {
         let entered = DispatchSemaphore(value: 0)
         let slot = Locked<Lazy<Widget>?>(nil)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Widget.self).to { _ in
                     let call = calls.increment()
                     guard call == 1 else { return Widget(id: call) }
@@ -120,7 +120,7 @@ struct LazyTests {
         let rounds = 200
         let builds = Counter()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Widget.self).to { _ in Widget(id: builds.increment()) }
             }
         )
@@ -146,8 +146,8 @@ struct LazyTests {
 
     /// The module of the re-entrant reads: `Selfish` transient (a constructor, or a closure building a
     /// `Helper` that reads the handle) or singleton.
-    private static func selfishModule(singleton: Bool = false, throughHelper: Bool = false) -> TestModule {
-        TestModule { binder in
+    private static func selfishModule(singleton: Bool = false, throughHelper: Bool = false) -> ClosureModule {
+        ClosureModule { binder in
             binder.bind(Holder.self).to(Holder.init(selfish:)).in(.singleton)
             binder.bind(Helper.self).to(Helper.init(holder:))
             let selfish =
@@ -196,7 +196,7 @@ struct LazyTests {
     func lazyReadDuringOwnConstructionAsync() async throws {
         let injector = try Injector(
             Self.selfishModule(),
-            TestModule { binder in
+            ClosureModule { binder in
                 // An async factory that reads the handle: the read runs inside an async resolution.
                 binder.bind(Widget.self).to { resolver async throws in
                     await Task.yield()
@@ -236,7 +236,7 @@ struct LazyTests {
         for _ in 0..<rounds {
             let barrier = Barrier(count: 2)
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     // Thread 0 reads Lazy<Left>; Left's factory needs Right. Thread 1 builds Right, whose
                     // factory reads the same Lazy<Left>.
                     binder.bind(Left.self).to { resolver in
@@ -277,7 +277,7 @@ struct LazyTests {
         let barrier = Barrier(count: 2)
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     // Thread 0 reads Lazy<Slow> (transient); Slow's factory needs the singleton Gate, which
                     // thread 1 builds by reading the same handle: each waits for the other.
                     binder.bind(Lazy<Slow>.self, named: "shared").to { resolver in try resolver.get(Lazy<Slow>.self) }

@@ -36,8 +36,8 @@ private final class ConvertibleCar: PropertyInjectable, @unchecked Sendable {
 @Suite("Optional injected properties")
 struct OptionalPropertyTests {
     /// Binds the car and its engine; the brakes are up to each test.
-    private static func module(_ brakes: @escaping @Sendable (Binder) -> Void) -> TestModule {
-        TestModule { binder in
+    private static func module(_ brakes: @escaping @Sendable (Binder) -> Void) -> ClosureModule {
+        ClosureModule { binder in
             binder.bind(Engine.self).to(Engine.init)
             binder.bind(ConvertibleCar.self).to(ConvertibleCar.init)
             brakes(binder)
@@ -96,7 +96,7 @@ struct OptionalPropertyTests {
     @Test("a parent's binding of the optional type is used by a child's bindings")
     func parentsOptionalBinding() throws {
         let parent = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Brakes?.self).toInstance(nil)
                 binder.bind(Brakes?.self, named: "rear").toInstance(nil)
             }
@@ -110,7 +110,7 @@ struct OptionalPropertyTests {
     func injectIntoExistingObject() throws {
         let kept = Brakes()
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Brakes.self).to(Brakes.init)
                 binder.bind(Brakes?.self).toInstance(nil)
@@ -130,7 +130,7 @@ struct OptionalPropertyTests {
     @Test("a closure's result filled through its resolver takes the optional binding")
     func throughResolver() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Brakes?.self).toInstance(nil)
                 binder.bind(Brakes?.self, named: "rear").toInstance(nil)
@@ -167,7 +167,7 @@ struct OptionalPropertyTests {
     func singletonFromThreads() throws {
         for _ in 0..<25 {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).to(Engine.init)
                     binder.bind(Brakes?.self).toInstance(nil)
                     binder.bind(Brakes?.self, named: "rear").to { (_: Resolver) -> Brakes? in Brakes() }

@@ -92,7 +92,7 @@ struct PropertyCycleTests {
     @Test("defect 10: two transients needing each other through injected properties are a cycle, found before building")
     func direct() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(PropertyPairA.self).to(PropertyPairA.init)
                 binder.bind(PropertyPairB.self).to(PropertyPairB.init)
             }
@@ -110,7 +110,7 @@ struct PropertyCycleTests {
     @Test("defect 10: a property cycle through to(binding:) protocol keys is a cycle with the whole path")
     func throughDelegations() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(DelegatedC.self).to(DelegatedC.init)
                 binder.bind(DelegatedD.self).to(DelegatedD.init)
                 binder.bind((any CycleKeyC).self).to(binding: DelegatedC.self)
@@ -125,7 +125,7 @@ struct PropertyCycleTests {
     @Test("defect 10: a cycle of a constructor edge and a property edge is a cycle with its path")
     func constructorAndProperty() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(MixedA.self).to(MixedA.init(b:))
                 binder.bind(MixedB.self).to(MixedB.init)
             }
@@ -138,7 +138,7 @@ struct PropertyCycleTests {
     @Test("defect 10: a property cycle the linker can't see (protocol keys) is found on the resolution path")
     func behindProtocolKeys() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any CycleKeyE).self).to { HiddenE() }
                 binder.bind((any CycleKeyF).self).to { HiddenF() }
             }
@@ -152,7 +152,7 @@ struct PropertyCycleTests {
     @Test("defect 10: singletons needing each other through injected properties are still a cycle")
     func singletons() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(PropertyPairA.self).to(PropertyPairA.init).in(.singleton)
                 binder.bind(PropertyPairB.self).to(PropertyPairB.init).in(.singleton)
                 binder.bind((any CycleKeyE).self).to { HiddenE() }.in(.singleton)

@@ -70,7 +70,7 @@ final class Kennel: Sendable {}
 
 @Suite("Defect 11: property injection by the instance's class, exactly once, for every binding kind")
 struct PropertyInjectionRuleTests {
-    static let common = TestModule { binder in
+    static let common = ClosureModule { binder in
         binder.bind(Pet.self).to(Pet.init)
         binder.bind(Leash.self).to(Leash.init)
         binder.bind(PetOwner.self).to(PetOwner.init)
@@ -86,7 +86,7 @@ struct PropertyInjectionRuleTests {
     func constructorUnderProtocolKey() throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any Person).self).to { PetOwner() }
                 binder.bind((any Person).self, named: "leashed").to { (leash: Leash) in PetOwner(leash: leash) }
                 binder.bind((any Person).self, named: "initializer").to(PetOwner.init(leash:))
@@ -105,7 +105,7 @@ struct PropertyInjectionRuleTests {
     func constructorUnderBaseClassKey() throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Animal.self).to { Dog() }
                 binder.bind(Animal.self, named: "leashed").to { (leash: Leash) in Dog(leash: leash) }
                 binder.bind(Animal.self, named: "plain").to(Animal.init)
@@ -128,7 +128,7 @@ struct PropertyInjectionRuleTests {
     func closures() throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any Person).self).to { _ in PetOwner() }
                 binder.bind((any Person).self, named: "asks").to { resolver in
                     let owner = PetOwner()
@@ -151,7 +151,7 @@ struct PropertyInjectionRuleTests {
     func delegations() throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any Person).self).to(binding: PetOwner.self)
                 binder.bind((any Person).self, named: "protocol").to { PetOwner() }
                 binder.bind((any Person).self, named: "to protocol").to(binding: (any Person).self, named: "protocol")
@@ -186,7 +186,7 @@ struct PropertyInjectionRuleTests {
         let owner = PetOwner()
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any Person).self).toInstance(owner)
                 binder.bind(PetOwner.self, named: "instance").toInstance(owner)
             }
@@ -200,7 +200,7 @@ struct PropertyInjectionRuleTests {
     func singletons() throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any Person).self).to { PetOwner() }.in(.singleton)
                 binder.bind((any Person).self, named: "leashed").to(PetOwner.init(leash:)).in(.singleton)
             }
@@ -218,7 +218,7 @@ struct PropertyInjectionRuleTests {
     func scoped() async throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind((any Person).self).to { PetOwner() }.in(.scoped)
             }
         )
@@ -238,7 +238,7 @@ struct PropertyInjectionRuleTests {
     func async() async throws {
         let injector = try Injector(
             Self.common,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Kennel.self).to { _ async in Kennel() }
                 binder.bind((any Person).self).to { (_: Kennel, leash: Leash) in PetOwner(leash: leash) }
                 binder.bind((any Person).self, named: "singleton").to { (_: Kennel) in PetOwner() }.in(.singleton)
@@ -257,7 +257,7 @@ struct PropertyInjectionRuleTests {
 
     @Test("defect 11: a property whose binding is missing under a protocol key fails with notBound and its path")
     func missingPropertyBinding() throws {
-        let injector = try Injector(TestModule { $0.bind((any Person).self).to { PetOwner() } })
+        let injector = try Injector(ClosureModule { $0.bind((any Person).self).to { PetOwner() } })
         let error = #expect(throws: ProvisionError.self) { try injector.get((any Person).self) }
         #expect(error?.code == .notBound)
         #expect(error?.pathDescription == "any Person -> Pet")

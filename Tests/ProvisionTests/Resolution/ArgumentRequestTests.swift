@@ -20,8 +20,8 @@ struct ArgumentRequestTests {
         }
     }
 
-    static func jobModule() -> TestModule {
-        TestModule { binder in
+    static func jobModule() -> ClosureModule {
+        ClosureModule { binder in
             binder.bind(Engine.self).to(Engine.init)
             binder.bind(Job.self).withArguments(String.self, Int.self).to { resolver, name, priority in
                 Job(name: name, priority: priority, engine: try resolver.get())
@@ -52,7 +52,7 @@ struct ArgumentRequestTests {
     @Test("a child injector resolves its parent's binding with arguments")
     func throughChildInjector() throws {
         let parent = try Injector(Self.jobModule())
-        let child = try parent.makeChild(TestModule { _ in })
+        let child = try parent.makeChild(ClosureModule { _ in })
         let job = try child.get(Job.self, arguments: "nightly", 1)
         #expect(job.name == "nightly" && job.priority == 1)
     }
@@ -61,7 +61,7 @@ struct ArgumentRequestTests {
     func singletonIgnoresLaterArguments() throws {
         let calls = Atomic<Int>(0)
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self).withArguments(String.self).to { _, brand in
                     calls.add(1, ordering: .relaxed)
                     return Headlight(brand: brand)
@@ -80,7 +80,7 @@ struct ArgumentRequestTests {
     func factoryFailure() throws {
         struct Broken: Error {}
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self).withArguments(String.self).to { _, _ -> Headlight in throw Broken() }
             }
         )
@@ -92,7 +92,7 @@ struct ArgumentRequestTests {
     @Test("a factory that resolves its own binding through its resolver gets a cycle error")
     func reentryIsACycle() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self).withArguments(String.self).to { resolver, brand in
                     _ = try resolver.get(Headlight.self)
                     return Headlight(brand: brand)
@@ -106,7 +106,7 @@ struct ArgumentRequestTests {
     @Test("every request with arguments, first or later, on any thread, reports a re-entry as a cycle from its key")
     func reentryIsACycleOnEveryRequest() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self).withArguments(String.self).to { resolver, brand in
                     _ = try resolver.get(Headlight.self)
                     return Headlight(brand: brand)

@@ -99,7 +99,7 @@ struct DepthTests {
         await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             let length = 5_000
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     for index in 0..<length - 1 {
                         let next = DeepChain.name(index + 1)
                         binder.bind(ChainLink.self, named: DeepChain.name(index)).to { resolver async throws in

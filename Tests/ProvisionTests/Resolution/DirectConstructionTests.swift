@@ -36,7 +36,7 @@ final class DirectWithProperty: PropertyInjectable, @unchecked Sendable {
 struct DirectConstructionTests {
     @Test("every request builds a new instance; the direct path is taken once the binding is linked")
     func newInstancePerRequest() throws {
-        let injector = try Injector(TestModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init) })
+        let injector = try Injector(ClosureModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init) })
         let node = try #require(injector.lookup(BindingKey(DirectLeaf.self), as: DirectLeaf.self))
         #expect(!node.isDirect)
         let before = DirectLeaf.built.value
@@ -48,7 +48,7 @@ struct DirectConstructionTests {
 
     @Test("a throwing initializer is reported as factoryFailed with its key and cause on the direct path")
     func errors() throws {
-        let injector = try Injector(TestModule { $0.bind(DirectFlaky.self).to(DirectFlaky.init) })
+        let injector = try Injector(ClosureModule { $0.bind(DirectFlaky.self).to(DirectFlaky.init) })
         DirectFlaky.failing.store(false, ordering: .relaxed)
         _ = try injector.get(DirectFlaky.self)
         let node = try #require(injector.lookup(BindingKey(DirectFlaky.self), as: DirectFlaky.self))
@@ -64,7 +64,7 @@ struct DirectConstructionTests {
     @Test("a type with injected properties keeps its plan: every request injects them")
     func propertyInjection() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(DirectWithProperty.self).to(DirectWithProperty.init)
             }
@@ -80,7 +80,7 @@ struct DirectConstructionTests {
     func observed() throws {
         let observer = RecordingObserver()
         let injector = try Injector(
-            modules: [TestModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init) }],
+            modules: [ClosureModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init) }],
             configuration: Injector.Configuration(observer: observer)
         )
         for _ in 0..<3 { _ = try injector.get(DirectLeaf.self) }
@@ -91,7 +91,7 @@ struct DirectConstructionTests {
 
     @Test("a singleton of a parameterless initializer is built once and never takes the direct path")
     func singleton() throws {
-        let injector = try Injector(TestModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init).in(.singleton) })
+        let injector = try Injector(ClosureModule { $0.bind(DirectLeaf.self).to(DirectLeaf.init).in(.singleton) })
         let before = DirectLeaf.built.value
         let first = try injector.get(DirectLeaf.self)
         let second = try injector.get(DirectLeaf.self)

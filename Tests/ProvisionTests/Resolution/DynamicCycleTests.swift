@@ -32,7 +32,7 @@ struct DynamicCycleTests {
     @Test("defect 10: an argument factory that resolves its own binding is a cycle")
     func argumentFactoryCycle() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Echo.self).withArguments(Int.self)
                     .to { resolver, _ in Echo(inner: try resolver.get(Echo.self)) }
                     .defaults(0)
@@ -48,7 +48,7 @@ struct DynamicCycleTests {
     @Test("defect 10: arguments forwarded around a cycle of delegations are a cycle error")
     func forwardingCycle() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(AnyObject.self).to(binding: AnyObject.self, named: "other")
                 binder.bind(AnyObject.self, named: "other").to(binding: AnyObject.self)
             }
@@ -62,7 +62,7 @@ struct DynamicCycleTests {
     func providerRecursion() async {
         await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(PingService.self).to(PingService.init(pong:))
                     binder.bind(PongService.self).to(PongService.init(ping:))
                 }

@@ -45,7 +45,7 @@ struct OptionalResolutionTests {
     @Test("an optional of a bound type resolves to its instance; a singleton's is the shared one")
     func boundIsTheInstance() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(OptionalDog.self).to(OptionalDog.init).in(.singleton)
                 binder.bind((any OptionalPet).self).to(OptionalDog.init)
             }
@@ -60,7 +60,7 @@ struct OptionalResolutionTests {
     @Test("a binding of the optional type itself wins, and may give nil on purpose")
     func explicitOptionalBindingWins() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(OptionalDog.self).to(OptionalDog.init)
                 binder.bind(OptionalDog?.self).to { (_: Resolver) -> OptionalDog? in nil }
                 binder.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:))
@@ -74,7 +74,7 @@ struct OptionalResolutionTests {
     func failingBindingThrows() throws {
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(OptionalDog.self).to { () throws -> OptionalDog in throw ExpectedFailure(id: 1) }
                     binder.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:))
                     binder.bind(OptionalWalker.self).to { resolver in
@@ -102,7 +102,7 @@ struct OptionalResolutionTests {
     @Test("an optional whose type is bound but whose dependency is missing throws notBound, not nil")
     func missingDependencyBelowIsNotNil() throws {
         let injector = try Injector(
-            modules: [TestModule { $0.bind(Car.self).to(Car.init(engine:brakes:)) }],
+            modules: [ClosureModule { $0.bind(Car.self).to(Car.init(engine:brakes:)) }],
             configuration: Injector.Configuration(validatesOnCreation: false)
         )
         let error = #expect(throws: ProvisionError.self) { try injector.get(Car?.self) }
@@ -114,7 +114,7 @@ struct OptionalResolutionTests {
     func namedOptional() throws {
         let left = Headlight(brand: "left")
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(Headlight.self).to { Headlight(brand: "unnamed") }
                 binder.bind(Headlight.self, named: "left").toInstance(left)
             }
@@ -126,12 +126,12 @@ struct OptionalResolutionTests {
 
     @Test("an optional constructor parameter gets nil when nothing binds its type, the instance otherwise")
     func optionalParameters() throws {
-        let empty = try Injector(TestModule { $0.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:)) })
+        let empty = try Injector(ClosureModule { $0.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:)) })
         let lonely = try empty.get(OptionalOwner.self)
         #expect(lonely.pet == nil && lonely.dog == nil)
 
         let full = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(OptionalDog.self).to(OptionalDog.init).in(.singleton)
                 binder.bind((any OptionalPet).self).to(binding: OptionalDog.self)
                 binder.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:))
@@ -148,7 +148,7 @@ struct OptionalResolutionTests {
     @Test("a closure resolves an optional through its resolver, and a Provider of an optional does too")
     func throughResolverAndProvider() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(OptionalOwner.self).to { resolver in
                     OptionalOwner(
                         pet: try resolver.get((any OptionalPet)?.self), dog: try resolver.get(OptionalDog?.self))
@@ -165,7 +165,7 @@ struct OptionalResolutionTests {
     func childSeesItsOwnBinding() throws {
         let parent = try Injector()
         #expect(try parent.get(OptionalDog?.self) == nil)
-        let child = try parent.makeChild(TestModule { $0.bind(OptionalDog.self).to(OptionalDog.init) })
+        let child = try parent.makeChild(ClosureModule { $0.bind(OptionalDog.self).to(OptionalDog.init) })
         #expect(try child.get(OptionalDog?.self) != nil)
         #expect(try parent.get(OptionalDog?.self) == nil)
 
@@ -176,10 +176,10 @@ struct OptionalResolutionTests {
 
     @Test("a module installed later turns nil into the instance, for requests and for linked dependents")
     func installedLater() throws {
-        let injector = try Injector(TestModule { $0.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:)) })
+        let injector = try Injector(ClosureModule { $0.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:)) })
         #expect(try injector.get(OptionalDog?.self) == nil)
         #expect(try injector.get(OptionalOwner.self).dog == nil)
-        try injector.install(TestModule { $0.bind(OptionalDog.self).to(OptionalDog.init) })
+        try injector.install(ClosureModule { $0.bind(OptionalDog.self).to(OptionalDog.init) })
         #expect(try injector.get(OptionalDog?.self) != nil)
         #expect(try injector.get(OptionalOwner.self).dog != nil)
     }
@@ -190,7 +190,7 @@ struct OptionalResolutionTests {
         for _ in 0..<50 {
             let builds = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(OptionalDog.self).to { () -> OptionalDog in
                         builds.increment()
                         return OptionalDog()
@@ -215,7 +215,7 @@ struct OptionalResolutionTests {
     @Test("an async request for an optional awaits an async singleton")
     func asyncSingleton() async throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(OptionalDog.self).to { (_: Resolver) async throws -> OptionalDog in
                     await Task.yield()
                     return OptionalDog()
@@ -230,7 +230,7 @@ struct OptionalResolutionTests {
 
     @Test("after shutdown, an optional request throws shutDown instead of answering nil")
     func afterShutdown() async throws {
-        let injector = try Injector(TestModule { $0.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:)) })
+        let injector = try Injector(ClosureModule { $0.bind(OptionalOwner.self).to(OptionalOwner.init(pet:dog:)) })
         _ = try resolveSynchronously(OptionalOwner.self, in: injector)
         try await injector.shutdown()
         let direct = #expect(throws: ProvisionError.self) { try resolveSynchronously(OptionalDog?.self, in: injector) }
@@ -247,7 +247,7 @@ struct OptionalResolutionTests {
     func cycleThroughOptional() throws {
         let injector = try Injector(
             modules: [
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(OptionalDog.self).to { (_: OptionalWalker) in OptionalDog() }
                     binder.bind(OptionalWalker.self).to(OptionalWalker.init(dog:))
                 }

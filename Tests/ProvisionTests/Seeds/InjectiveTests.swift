@@ -28,7 +28,7 @@ extension Seed {
     @Suite("Seeds: Injective")
     struct InjectiveTests {
         /// Injective's `ITCar` registration: built from an optional name, its brakes injected.
-        static let cars = TestModule { binder in
+        static let cars = ClosureModule { binder in
             binder.bind(ITCar.self).withArguments(String?.self)
                 .to { resolver, name in
                     let car = ITCar(name: name)
@@ -40,7 +40,7 @@ extension Seed {
 
         @Test("B-INJ-01 a factory (transient) binding builds a new instance per request")
         func factoryMode() throws {
-            let injector = try Injector(TestModule { $0.bind(Blinker.self).to { _ in Blinker(speed: 1) } })
+            let injector = try Injector(ClosureModule { $0.bind(Blinker.self).to { _ in Blinker(speed: 1) } })
             #expect(try injector.get(Blinker.self) !== injector.get(Blinker.self))
             #expect(try injector.get(Brakes.self) !== injector.get(Brakes.self))
         }
@@ -49,7 +49,7 @@ extension Seed {
         func singletonMode() throws {
             let builds = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Parking.self).to { resolver in
                         builds.increment()
                         return Parking(factory: try resolver.get())
@@ -80,7 +80,7 @@ extension Seed {
         func requiredProperties() throws {
             let brakes = Brakes()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Brakes.self).toInstance(brakes)
                     binder.bind(ITCar.self).to { ITCar(name: "built") }
                 }
@@ -93,7 +93,7 @@ extension Seed {
         @Test("B-INJ-05 an unsatisfiable requirement fails the request, listing every missing one in one error")
         func unsatisfiedRequirements() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(NeedyCar.self).to(NeedyCar.init)
                     binder.bind(TwoMissing.self).to(TwoMissing.init(gearBox:blinker:))
                 }
@@ -129,7 +129,7 @@ extension Seed {
         func creationClosure() throws {
             let injector = try Injector(
                 Self.cars,
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(ITCar.self, named: "plain").withArguments(String?.self).to { _, name in
                         ITCar(name: name)
                     }
@@ -145,7 +145,7 @@ extension Seed {
         func duplicateRegistration() throws {
             let error = #expect(throws: ProvisionError.self) {
                 try Injector(
-                    TestModule { binder in
+                    ClosureModule { binder in
                         binder.bind(Brakes.self).to(Brakes.init)
                         binder.bind(Brakes.self).to(Brakes.init)
                     }
@@ -160,7 +160,7 @@ extension Seed {
         func prebuiltInstance() throws {
             let car = ITCar(name: "api")
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(ITCar.self).toInstance(car)
                     binder.eager(ITCar.self)
                 }
@@ -169,7 +169,7 @@ extension Seed {
             #expect(car.brakes == nil)
             let error = #expect(throws: ProvisionError.self) {
                 try Injector(
-                    TestModule { binder in
+                    ClosureModule { binder in
                         binder.bind(ITCar.self).toInstance(car)
                         binder.bind(ITCar.self).toInstance(ITCar(name: "other"))
                     }
@@ -180,11 +180,12 @@ extension Seed {
 
         @Test("B-INJ-10 (different) one binding per protocol: a second one in the same module is duplicateBinding")
         func oneImplementation() throws {
-            let injector = try Injector(TestModule { $0.bind((any GearBox).self).to(binding: AfterMarketGearBox.self) })
+            let injector = try Injector(
+                ClosureModule { $0.bind((any GearBox).self).to(binding: AfterMarketGearBox.self) })
             #expect(try injector.get((any GearBox).self) is AfterMarketGearBox)
             let error = #expect(throws: ProvisionError.self) {
                 try Injector(
-                    TestModule { binder in
+                    ClosureModule { binder in
                         binder.bind((any GearBox).self).to(binding: AfterMarketGearBox.self)
                         binder.bind((any GearBox).self).to(ManualGearBox.init)
                     }
@@ -198,11 +199,11 @@ extension Seed {
         func allImplementations() throws {
             let manual = ManualGearBox()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.multibind((any GearBox).self).to(binding: AfterMarketGearBox.self)
                     binder.multibind((any GearBox).self).toInstance(manual)
                 },
-                TestModule { $0.multibind((any GearBox).self).to(ManualGearBox.init) }
+                ClosureModule { $0.multibind((any GearBox).self).to(ManualGearBox.init) }
             )
             let all = try injector.getAll((any GearBox).self)
             #expect(all.count == 3)
@@ -217,7 +218,7 @@ extension Seed {
             let gearBox = AfterMarketGearBox()
             let injector = try Injector(
                 ObjectionInjectionTests.cars,
-                TestModule { $0.bind((any GearBox).self).toInstance(gearBox) }
+                ClosureModule { $0.bind((any GearBox).self).toInstance(gearBox) }
             )
             #expect(try injector.get(FiveSpeedCar.self).gearBox === gearBox)
         }
@@ -226,7 +227,7 @@ extension Seed {
         func mergedRequirements() throws {
             let injector = try Injector(
                 ObjectionInjectionTests.cars,
-                TestModule { $0.bind((any GearBox).self).toInstance(AfterMarketGearBox()) }
+                ClosureModule { $0.bind((any GearBox).self).toInstance(AfterMarketGearBox()) }
             )
             let car = try injector.get(FiveSpeedCar.self)
             #expect(car.engine != nil)
@@ -237,7 +238,8 @@ extension Seed {
 
         @Test("B-INJ-14 a binding reads its class's requirements once, not for every instance")
         func requirementsCached() throws {
-            let injector = try Injector(TestModule { $0.bind(CountedRequirements.self).to(CountedRequirements.init) })
+            let injector = try Injector(
+                ClosureModule { $0.bind(CountedRequirements.self).to(CountedRequirements.init) })
             let before = CountedRequirements.reads.value
             for _ in 0..<3 {
                 #expect(try injector.get(CountedRequirements.self).brakes != nil)
@@ -268,8 +270,8 @@ extension Seed {
 
             // Another injector's parking makes that injector's cars.
             let other = try injector.with(
-                TestModule { binder in
-                    binder.bind(ITCar.self).withArguments(String?.self)
+                ClosureModule { binder in
+                    binder.override(ITCar.self).withArguments(String?.self)
                         .to { _, name in ITCar(name: name ?? "other") }
                         .defaults(nil)
                 }

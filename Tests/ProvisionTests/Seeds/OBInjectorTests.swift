@@ -14,7 +14,7 @@ extension Seed {
         static let configurations = Counter()
         static let injector = Result { () throws(ProvisionError) -> Injector in
             try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     configurations.increment()
                     binder.bind(String.self, named: "injectTest").toInstance("shared")
                 }
@@ -25,7 +25,7 @@ extension Seed {
     @Suite("Seeds: OBInjector")
     struct OBInjectorTests {
         /// OBInjector's `registerProperty:@"injectTest" withInstance:@"testString"`.
-        static let testString = TestModule { $0.bind(String.self, named: "injectTest").toInstance("testString") }
+        static let testString = ClosureModule { $0.bind(String.self, named: "injectTest").toInstance("testString") }
 
         @Test("B-OBI-01 (different) a value bound by type and name is injected through a key path, not a name")
         func injectByKeyPath() throws {
@@ -38,7 +38,7 @@ extension Seed {
 
         @Test("B-OBI-02 (different) a binding of another type doesn't match: the request is notBound, not skipped")
         func wrongType() throws {
-            let injector = try Injector(TestModule { $0.bind([String].self, named: "injectTest").toInstance([]) })
+            let injector = try Injector(ClosureModule { $0.bind([String].self, named: "injectTest").toInstance([]) })
             let target = InjectTarget()
             let error = #expect(throws: ProvisionError.self) { try injector.injectDependencies(into: target) }
             #expect(error?.code == .notBound)
@@ -61,7 +61,7 @@ extension Seed {
         func onlyNil() throws {
             let builds = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(String.self, named: "injectTest").to { _ in "value \(builds.increment())" }
                 }
             )
@@ -89,11 +89,11 @@ extension Seed {
             #expect(target.injectTest == "testString")
         }
 
-        @Test("B-OBI-07 (different) a name bound twice in a module is duplicateBinding; across modules the later wins")
+        @Test("B-OBI-07 (different) a name bound twice is duplicateBinding; across modules a later override wins")
         func boundTwice() throws {
             let error = #expect(throws: ProvisionError.self) {
                 try Injector(
-                    TestModule { binder in
+                    ClosureModule { binder in
                         binder.bind(String.self, named: "injectTest").toInstance("testString")
                         binder.bind(String.self, named: "injectTest").toInstance("secondString")
                     }
@@ -102,9 +102,16 @@ extension Seed {
             #expect(error?.code == .duplicateBinding)
             #expect(error?.key == BindingKey(String.self, named: "injectTest"))
 
+            let unmarked = #expect(throws: ProvisionError.self) {
+                try Injector(
+                    Self.testString,
+                    ClosureModule { $0.bind(String.self, named: "injectTest").toInstance("secondString") }
+                )
+            }
+            #expect(unmarked?.code == .duplicateBinding)
             let injector = try Injector(
                 Self.testString,
-                TestModule { $0.bind(String.self, named: "injectTest").toInstance("secondString") }
+                ClosureModule { $0.override(String.self, named: "injectTest").toInstance("secondString") }
             )
             let target = InjectTarget()
             try injector.injectDependencies(into: target)
@@ -115,7 +122,7 @@ extension Seed {
         func closurePerInjection() throws {
             let calls = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(String.self, named: "injectTest").to { _ in "value \(calls.increment())" }
                 }
             )
@@ -131,7 +138,7 @@ extension Seed {
         @Test("B-OBI-09 a name gives the identical registered instance; an unknown name is notBound")
         func lookUpByName() throws {
             let blinker = Blinker(speed: 3)
-            let injector = try Injector(TestModule { $0.bind(Blinker.self, named: "hazard").toInstance(blinker) })
+            let injector = try Injector(ClosureModule { $0.bind(Blinker.self, named: "hazard").toInstance(blinker) })
             #expect(try injector.get(Blinker.self, named: "hazard") === blinker)
             let error = #expect(throws: ProvisionError.self) { try injector.get(Blinker.self, named: "foobar") }
             #expect(error?.code == .notBound)
@@ -140,7 +147,7 @@ extension Seed {
         @Test("B-OBI-10 (different) a binding is removed by deriving an injector without its module")
         func removeByDerivation() throws {
             let injector = try Injector(Self.testString, SecondModule())
-            let without = try injector.without(TestModule.self)
+            let without = try injector.without(ClosureModule.self)
             let error = #expect(throws: ProvisionError.self) { try without.get(String.self, named: "injectTest") }
             #expect(error?.code == .notBound)
             #expect(try injector.get(String.self, named: "injectTest") == "testString", "the original is unchanged")
@@ -151,7 +158,7 @@ extension Seed {
         func lookUpByType() throws {
             let blinker = Blinker(speed: 3)
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Blinker.self).toInstance(blinker)
                     binder.bind(Headlight.self).toInstance(HIDHeadlight())
                 }
@@ -160,17 +167,17 @@ extension Seed {
             #expect(try injector.get(Headlight.self) is HIDHeadlight)
         }
 
-        @Test("B-OBI-12 order matters: later modules win, collections keep binding order, names share a type")
+        @Test("B-OBI-12 order matters: later overrides win, collections keep binding order, names share a type")
         func registrationOrder() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(String.self, named: "first").toInstance("a")
                     binder.bind(String.self, named: "second").toInstance("b")
                     binder.multibind(String.self).toInstance("x")
                     binder.multibind(String.self).toInstance("y")
                 },
-                TestModule { binder in
-                    binder.bind(String.self, named: "first").toInstance("c")
+                ClosureModule { binder in
+                    binder.override(String.self, named: "first").toInstance("c")
                     binder.multibind(String.self).toInstance("z")
                 }
             )
@@ -205,7 +212,7 @@ extension Seed {
         @Test("B-OBI-15 standalone injectors are independent of each other")
         func standaloneInjectors() throws {
             let first = try Injector(Self.testString)
-            let second = try Injector(TestModule { $0.bind(String.self, named: "injectTest").toInstance("other") })
+            let second = try Injector(ClosureModule { $0.bind(String.self, named: "injectTest").toInstance("other") })
             let a = InjectTarget()
             let b = InjectTarget()
             try first.injectDependencies(into: a)
@@ -218,7 +225,7 @@ extension Seed {
         func concurrentInjection() throws {
             let calls = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(String.self, named: "injectTest").to { _ in "value \(calls.increment())" }
                 }
             )

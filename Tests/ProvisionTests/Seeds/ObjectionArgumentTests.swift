@@ -15,7 +15,7 @@ extension Seed {
     @Suite("Seeds: Objection initializers and arguments")
     struct ObjectionArgumentTests {
         /// Objection's `ViewController` with its declared initializer and default arguments.
-        static let viewControllers = TestModule { binder in
+        static let viewControllers = ClosureModule { binder in
             binder.bind(Car.self).to(Car.init)
             binder.bind(ViewController.self).withArguments(String?.self, String?.self)
                 .to { resolver, nibName, bundle in
@@ -27,7 +27,7 @@ extension Seed {
         }
 
         /// Objection's `ConfigurableCar`: an initializer with no default arguments.
-        static let configurableCars = TestModule { binder in
+        static let configurableCars = ClosureModule { binder in
             binder.bind(ConfigurableCar.self).withArguments(String.self, String.self, String.self)
                 .to { resolver, model, horsePower, year in
                     let car = ConfigurableCar(model: model, horsePower: horsePower, year: year)
@@ -88,7 +88,9 @@ extension Seed {
         @Test("B-OBJ-36 (different) a factory method replaces a class-method initializer")
         func factoryMethod() throws {
             let injector = try Injector(
-                TestModule { $0.bind(Truck.self).withArguments(String.self).to { _, name in Truck.truck(named: name) } }
+                ClosureModule {
+                    $0.bind(Truck.self).withArguments(String.self).to { _, name in Truck.truck(named: name) }
+                }
             )
             #expect(try injector.get(Truck.self, arguments: "Ford").name == "Ford")
         }
@@ -97,7 +99,7 @@ extension Seed {
         func adHocInitializer() throws {
             let injector = try Injector(
                 Self.viewControllers,
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(ViewController.self, named: "withName").withArguments(String?.self)
                         .to { _, name in ViewController(nibName: name, bundle: nil) }
                 }
@@ -112,7 +114,7 @@ extension Seed {
         @Test("B-OBJ-38 (different) arguments matter only when building, and are rejected where none are declared")
         func argumentsAtBuildTime() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Trim.self).withArguments(String.self, Int.self, String?.self)
                         .to { _, model, doors, package in Trim(model: model, doors: doors, package: package) }
                         .in(.singleton)
@@ -131,7 +133,7 @@ extension Seed {
         @Test("B-OBJ-39 arguments are a typed list of any length and types, in which nil is a value")
         func typedArgumentList() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Trim.self).withArguments(String.self, Int.self, String?.self)
                         .to { _, model, doors, package in Trim(model: model, doors: doors, package: package) }
                     binder.bind(Trim.self, named: "one").withArguments(String.self)

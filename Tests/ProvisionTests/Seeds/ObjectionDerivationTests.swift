@@ -29,7 +29,7 @@ extension Seed {
         func configure(_ binder: Binder) {
             binder.bind(Counter.self).toInstance(counter)
             binder.bind(FiveSpeedCar.self).to(FiveSpeedCar.init)
-            binder.bind(Car.self).to(binding: FiveSpeedCar.self)
+            binder.override(Car.self).to(binding: FiveSpeedCar.self)
             binder.eager(EagerSingleton.self)
         }
     }
@@ -140,7 +140,7 @@ extension Seed {
         @Test("B-OBJ-33 the object factory passes arguments on to the injector")
         func objectFactoryArguments() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(ConfigurableCar.self).withArguments(String.self, String.self, String.self)
                         .to { resolver, model, horsePower, year in
                             let car = ConfigurableCar(model: model, horsePower: horsePower, year: year)
@@ -171,15 +171,15 @@ extension Seed {
 
         @Test("B-OBJ-33 a derived or child injector's factory, providers, lazies resolve in it, not its parent (Q1)")
         func handlesResolveInTheirInjector() throws {
-            let parent = try Injector(TestModule { $0.bind(Blinker.self).toInstance(Blinker(speed: 1)) })
+            let parent = try Injector(ClosureModule { $0.bind(Blinker.self).toInstance(Blinker(speed: 1)) })
             // The parent hands out its handles first: a child that borrowed them would resolve in the parent.
             #expect(try parent.get(ObjectFactory.self).get(Blinker.self).speed == 1)
             #expect(try parent.get(Provider<Blinker>.self).get().speed == 1)
             #expect(try parent.get(Lazy<Blinker>.self).value.speed == 1)
             #expect(try parent.get(FactoryHolder.self).factory.get(Blinker.self).speed == 1)
 
-            let override = TestModule { binder in
-                binder.bind(Blinker.self).toInstance(Blinker(speed: 2))
+            let override = ClosureModule { binder in
+                binder.override(Blinker.self).toInstance(Blinker(speed: 2))
                 binder.bind(FactoryHolder.self, named: "own").to(FactoryHolder.init(factory:))
             }
             for injector in [try parent.with(override), try parent.makeChild(override)] {
@@ -194,7 +194,7 @@ extension Seed {
         func handlesAcrossThreads() throws {
             let builds = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(CarFactory.self).to { _ in
                         builds.increment()
                         return CarFactory()

@@ -10,7 +10,7 @@ extension Seed {
     @Suite("Seeds: Objection property injection")
     struct ObjectionInjectionTests {
         /// Objection's registered `Car` and its subclasses: a class hierarchy is bound by a module.
-        static let cars = TestModule { binder in
+        static let cars = ClosureModule { binder in
             binder.bind(Car.self).to(Car.init)
             binder.bind(FiveSpeedCar.self).to(FiveSpeedCar.init)
         }
@@ -29,7 +29,7 @@ extension Seed {
         func namedRequirements() throws {
             let right = Headlight()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(HIDHeadlight.self).to(HIDHeadlight.init)
                     binder.bind(Headlight.self, named: "LeftHeadlight").to(binding: HIDHeadlight.self)
                     binder.bind(Headlight.self, named: "RightHeadlight").toInstance(right)
@@ -56,7 +56,7 @@ extension Seed {
         @Test("B-OBJ-11 a dependency bound to an optional may be nil on purpose, and construction continues")
         func nilDependency() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Brakes?.self).to { (_: Resolver) -> Brakes? in nil }
                     binder.bind(OptionalBrakesCar.self).to(OptionalBrakesCar.init(brakes:))
                 }
@@ -69,7 +69,7 @@ extension Seed {
         func nilProperty() throws {
             let injector = try Injector(
                 Self.cars,
-                TestModule { $0.bind(Brakes?.self).to { (_: Resolver) -> Brakes? in nil } }
+                ClosureModule { $0.bind(Brakes?.self).to { (_: Resolver) -> Brakes? in nil } }
             )
             let car = try injector.get(Car.self)
             #expect(car.brakes == nil)
@@ -79,7 +79,8 @@ extension Seed {
 
         @Test("B-OBJ-12 (different) requirements are key paths; a failed injection caches no half-built singleton")
         func failedInjectionIsNotCached() throws {
-            let injector = try Injector(TestModule { $0.bind(FiveSpeedCar.self).to(FiveSpeedCar.init).in(.singleton) })
+            let injector = try Injector(
+                ClosureModule { $0.bind(FiveSpeedCar.self).to(FiveSpeedCar.init).in(.singleton) })
             for _ in 0..<2 {
                 let error = #expect(throws: ProvisionError.self) { try injector.get(FiveSpeedCar.self) }
                 #expect(error?.code == .notBound)
@@ -90,7 +91,7 @@ extension Seed {
         func inheritedRequirements() throws {
             let injector = try Injector(
                 Self.cars,
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(String.self, named: "title").toInstance("Mr")
                     binder.bind(String.self, named: "language").toInstance("Swift")
                     binder.bind((any GearBox).self).toInstance(AfterMarketGearBox())
@@ -110,7 +111,7 @@ extension Seed {
         func subclassEntryWins() throws {
             // "title" is not bound: were Person's entry still applied, the request would fail.
             let injector = try Injector(
-                TestModule { $0.bind(String.self, named: "senior title").toInstance("Principal") })
+                ClosureModule { $0.bind(String.self, named: "senior title").toInstance("Principal") })
             let senior = try injector.get(SeniorProgrammer.self)
             #expect(senior.title == "Principal")
             #expect(senior.attributes != nil)
@@ -118,7 +119,7 @@ extension Seed {
 
         @Test("B-OBJ-13 requirements declared below a superclass that declares none")
         func noInheritance() throws {
-            let injector = try Injector(TestModule { $0.bind(String.self, named: "title").toInstance("Dr") })
+            let injector = try Injector(ClosureModule { $0.bind(String.self, named: "title").toInstance("Dr") })
             let object = try injector.get(NoInheritance.self)
             #expect(object.attributes != nil)
             #expect(object.title == "Dr")
@@ -140,7 +141,7 @@ extension Seed {
         func hookScope() throws {
             let bound = Engine()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self, named: "instance").toInstance(bound)
                     binder.bind(Engine.self, named: "closure").to { _ in Engine() }
                     binder.bind(Engine.self, named: "constructor").to(Engine.init)
@@ -189,7 +190,7 @@ extension Seed {
         func providedObjectsAreNotInjected() throws {
             let bound = Car()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).toInstance(bound)
                     binder.bind(Car.self, named: "closure").to { _ in Car() }
                     binder.bind(Car.self, named: "asks").to { resolver in

@@ -8,16 +8,16 @@ import Testing
 extension Seed {
     @Suite("Seeds: Objection injector")
     struct ObjectionInjectorTests {
-        @Test("B-OBJ-01 an injector is created from no module, one, or several in order; a later module wins")
+        @Test("B-OBJ-01 an injector is created from no module, one, or several in order; a later override wins")
         func createInjector() throws {
             let configured = Counter()
-            let slow = TestModule { binder in
+            let slow = ClosureModule { binder in
                 configured.increment()
                 binder.bind(Blinker.self).toInstance(Blinker(speed: 1))
             }
-            let fast = TestModule { binder in
+            let fast = ClosureModule { binder in
                 configured.increment()
-                binder.bind(Blinker.self).toInstance(Blinker(speed: 2))
+                binder.override(Blinker.self).toInstance(Blinker(speed: 2))
             }
 
             let empty = try Injector()
@@ -27,11 +27,14 @@ extension Seed {
 
             #expect(try Injector(slow).get(Blinker.self).speed == 1)
             #expect(try Injector(slow, fast).get(Blinker.self).speed == 2)
-            let fromArray = try Injector(modules: [fast, slow])
-            #expect(try fromArray.get(Blinker.self).speed == 1)
+            let fromArray = try Injector(modules: [slow, fast])
+            #expect(try fromArray.get(Blinker.self).speed == 2)
             #expect(fromArray.modules.count == 2)
+            // Order matters: the later binding must be the override.
+            let reversed = #expect(throws: ProvisionError.self) { try Injector(modules: [fast, slow]) }
+            #expect(reversed?.code == .duplicateBinding)
             // The injector configures each module itself, once per module and injector.
-            #expect(configured.value == 5)
+            #expect(configured.value == 7)
         }
 
         @Test("B-OBJ-02 (different) types declare themselves (Injectable), not in a global registry; scopes hold")
@@ -46,7 +49,7 @@ extension Seed {
         @Test("B-OBJ-03 (different) lookup: a module's binding, then the type's own declaration, else notBound")
         func lookupOrder() throws {
             let mine = Brakes()
-            let injector = try Injector(TestModule { $0.bind(Brakes.self).toInstance(mine) })
+            let injector = try Injector(ClosureModule { $0.bind(Brakes.self).toInstance(mine) })
             #expect(try injector.get(Brakes.self) === mine)
             #expect(!injector.hasBinding(for: Engine.self))
             #expect(try injector.get(Engine.self).hookCalls == 1)
@@ -66,7 +69,7 @@ extension Seed {
             #expect(error?.hint.contains("UnregisteredCar.self") == true)
 
             // Bound to its initializer, it is built and filled like Objection's auto-registered class.
-            let bound = try Injector(TestModule { $0.bind(UnregisteredCar.self).to(UnregisteredCar.init) })
+            let bound = try Injector(ClosureModule { $0.bind(UnregisteredCar.self).to(UnregisteredCar.init) })
             let car = try bound.get(UnregisteredCar.self)
             #expect(car.engine?.hookCalls == 1)
         }
@@ -79,13 +82,13 @@ extension Seed {
             #expect(error?.code == .notBound)
             #expect(error?.path == [BindingKey((any GearBox).self)])
             // Bound, the optional request returns the instance.
-            let bound = try Injector(TestModule { $0.bind((any GearBox).self).to(AfterMarketGearBox.init) })
+            let bound = try Injector(ClosureModule { $0.bind((any GearBox).self).to(AfterMarketGearBox.init) })
             #expect(try bound.get((any GearBox)?.self) is AfterMarketGearBox)
         }
 
         @Test("B-OBJ-07 the default scope builds a new instance per request")
         func transientByDefault() throws {
-            let injector = try Injector(TestModule { $0.bind(Car.self).to(Car.init) })
+            let injector = try Injector(ClosureModule { $0.bind(Car.self).to(Car.init) })
             #expect(try injector.get(Engine.self) !== injector.get(Engine.self))
             let first = try injector.get(Car.self)
             let second = try injector.get(Car.self)
@@ -105,7 +108,7 @@ extension Seed {
         func subscripts() throws {
             let right = Headlight()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to(Car.init)
                     binder.bind(Headlight.self, named: "RightHeadlight").toInstance(right)
                 }
@@ -148,7 +151,7 @@ extension Seed {
         func threadSafety() throws {
             let builds = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(CarFactory.self).to { _ in
                         builds.increment()
                         return CarFactory()

@@ -57,7 +57,7 @@ extension Seed {
             let right = Headlight()
             let injector = try Injector(
                 ObjectionInjectionTests.cars,
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Engine.self).toInstance(engine)
                     binder.bind((any GearBox).self).toInstance(gearBox)
                     binder.bind(Headlight.self, named: "RightHeadlight").toInstance(right)
@@ -75,11 +75,11 @@ extension Seed {
         @Test("B-OBJ-18 an instance bound to a protocol is checked: at compile time, or when configured")
         func protocolInstance() throws {
             let gearBox = AfterMarketGearBox()
-            let injector = try Injector(TestModule { $0.bind((any GearBox).self).toInstance(gearBox) })
+            let injector = try Injector(ClosureModule { $0.bind((any GearBox).self).toInstance(gearBox) })
             #expect(try injector.get((any GearBox).self) === gearBox)
 
             let error = #expect(throws: ProvisionError.self) {
-                try Injector(TestModule { $0.bind((any GearBox).self).toInstance(checking: "sneaky") })
+                try Injector(ClosureModule { $0.bind((any GearBox).self).toInstance(checking: "sneaky") })
             }
             #expect(error?.code == .typeMismatch)
             #expect(error?.key == BindingKey((any GearBox).self))
@@ -88,7 +88,7 @@ extension Seed {
 
         @Test("B-OBJ-19 a type is bound as its metatype for an API of static methods")
         func metatypeBinding() throws {
-            let injector = try Injector(TestModule { $0.bind((any MetaCar.Type).self).toInstance(Car.self) })
+            let injector = try Injector(ClosureModule { $0.bind((any MetaCar.Type).self).toInstance(Car.self) })
             let maker = try injector.get((any MetaCar.Type).self)
             #expect(ObjectIdentifier(maker) == ObjectIdentifier(Car.self))
             let car = maker.manufacture()
@@ -99,7 +99,7 @@ extension Seed {
         func metatypeMismatch() throws {
             for value in ["sneaky", Brakes.self] as [any Sendable] {
                 let error = #expect(throws: ProvisionError.self) {
-                    try Injector(TestModule { $0.bind((any MetaCar.Type).self).toInstance(checking: value) })
+                    try Injector(ClosureModule { $0.bind((any MetaCar.Type).self).toInstance(checking: value) })
                 }
                 #expect(error?.code == .typeMismatch)
                 #expect(error?.key == BindingKey((any MetaCar.Type).self))
@@ -109,7 +109,7 @@ extension Seed {
         @Test("B-OBJ-20 a protocol bound to a class is built by that class's binding, with its own scope on top")
         func classToProtocol() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(VisaCCProcessor.self).withArguments(String?.self)
                         .to { resolver, number in VisaCCProcessor(validator: try resolver.get(), number: number) }
                         .defaults(nil)
@@ -131,7 +131,7 @@ extension Seed {
         @Test("B-OBJ-21 a superclass bound to a subclass forwards the request's arguments")
         func subclassToSuperclass() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(VisaCCProcessor.self).withArguments(String?.self)
                         .to { resolver, number in VisaCCProcessor(validator: try resolver.get(), number: number) }
                     binder.bind(BaseCreditCardProcessor.self).to(binding: VisaCCProcessor.self)
@@ -151,7 +151,7 @@ extension Seed {
         @Test("B-OBJ-22 a provider builds a class or protocol from the resolving injector; its result isn't injected")
         func providerBindings() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to(provider: CarProvider())
                     binder.bind((any GearBox).self).to(provider: GearBoxProvider())
                     binder.bind(Blinker.self, named: "RightBlinker").to(provider: BlinkerProvider(speed: 11))
@@ -170,7 +170,7 @@ extension Seed {
             let singleton = CarProvider()
             let transient = CarProvider()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to(provider: singleton).in(.singleton)
                     binder.bind(Car.self, named: "normal").to(provider: transient)
                 }
@@ -184,7 +184,7 @@ extension Seed {
         @Test("B-OBJ-22 a provider receives the request's arguments")
         func providerArguments() throws {
             let injector = try Injector(
-                TestModule {
+                ClosureModule {
                     $0.bind(VisaCCProcessor.self).withArguments(String.self).to(provider: ProcessorProvider())
                 }
             )
@@ -195,7 +195,7 @@ extension Seed {
 
         @Test("B-OBJ-22 a provider's error fails the request as factoryFailed, with the error as its cause")
         func providerFailure() throws {
-            let injector = try Injector(TestModule { $0.bind(Blinker.self).to(provider: FailingProvider()) })
+            let injector = try Injector(ClosureModule { $0.bind(Blinker.self).to(provider: FailingProvider()) })
             let error = #expect(throws: ProvisionError.self) { try injector.get(Blinker.self) }
             #expect(error?.code == .factoryFailed)
             #expect(error?.key == BindingKey(Blinker.self))
@@ -206,7 +206,7 @@ extension Seed {
         func closureBindings() throws {
             let brakes = Brakes()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Brakes.self).toInstance(brakes)
                     binder.bind(Car.self).to { resolver in
                         let car = FiveSpeedCar()
@@ -229,7 +229,7 @@ extension Seed {
         func closureScopes() throws {
             let runs = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to { _ in
                         runs.increment()
                         return Car()
@@ -246,7 +246,7 @@ extension Seed {
         func closureFailure() throws {
             let runs = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Car.self).to { _ in
                         runs.increment()
                         throw ExpectedFailure(id: 23)
@@ -265,7 +265,7 @@ extension Seed {
         func eagerSingletons() throws {
             let counter = Counter()
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Counter.self).toInstance(counter)
                     binder.eager(EagerSingleton.self)
                 }
@@ -281,12 +281,12 @@ extension Seed {
             let counter = Counter()
             let closureRuns = Counter()
             _ = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Counter.self).toInstance(counter)
                     binder.bind(Brakes.self).toInstance(Brakes())
                     binder.eager(Brakes.self)
                 },
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.eager(EagerSingleton.self)
                     binder.bind(Car.self).to { _ in
                         closureRuns.increment()
@@ -302,7 +302,7 @@ extension Seed {
         func eagerNotSingleton() throws {
             let bound = #expect(throws: ProvisionError.self) {
                 try Injector(
-                    TestModule { binder in
+                    ClosureModule { binder in
                         binder.bind(Car.self).to(Car.init)
                         binder.eager(Car.self)
                     }
@@ -313,12 +313,14 @@ extension Seed {
             #expect(bound?.message.contains("Car") == true)
             #expect(bound?.location != nil)
 
-            let declared = #expect(throws: ProvisionError.self) { try Injector(TestModule { $0.eager(Brakes.self) }) }
+            let declared = #expect(throws: ProvisionError.self) {
+                try Injector(ClosureModule { $0.eager(Brakes.self) })
+            }
             #expect(declared?.code == .eagerNotSingleton)
             #expect(declared?.key == BindingKey(Brakes.self))
 
             let unbound = #expect(throws: ProvisionError.self) {
-                try Injector(TestModule { $0.eager(UnregisteredCar.self) })
+                try Injector(ClosureModule { $0.eager(UnregisteredCar.self) })
             }
             #expect(unbound?.code == .notBound)
             #expect(unbound?.key == BindingKey(UnregisteredCar.self))
@@ -327,7 +329,7 @@ extension Seed {
         @Test("B-OBJ-25 every kind of binding can be named; a named singleton is cached per name")
         func namedBindings() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Blinker.self, named: "LeftBlinker").to { _ in Blinker(speed: 1.092) }
                     binder.bind(Blinker.self, named: "RightBlinker").to(provider: BlinkerProvider(speed: 11))
                     binder.bind(HIDHeadlight.self).to(HIDHeadlight.init)
@@ -345,7 +347,7 @@ extension Seed {
 
         @Test("B-OBJ-25 (different) a named request never falls back to the unnamed binding or a new instance (Q5)")
         func namedNoFallback() throws {
-            let injector = try Injector(TestModule { $0.bind(Headlight.self).to(Headlight.init) })
+            let injector = try Injector(ClosureModule { $0.bind(Headlight.self).to(Headlight.init) })
             _ = try injector.get(Headlight.self)
             let error = #expect(throws: ProvisionError.self) { try injector.get(Headlight.self, named: "Unbound") }
             #expect(error?.code == .notBound)
@@ -359,7 +361,7 @@ extension Seed {
         @Test("B-OBJ-26 a module promotes a declared type to singleton or demotes it, for its injector only")
         func promoteAndDemote() throws {
             let injector = try Injector(
-                TestModule { binder in
+                ClosureModule { binder in
                     binder.bind(Brakes.self).toSelf().in(.singleton)
                     binder.bind(CarFactory.self).toSelf().in(.transient)
                     binder.bind(Car.self).to(Car.init).in(.singleton)
@@ -375,7 +377,7 @@ extension Seed {
 
         @Test("B-OBJ-27 a module answers whether it binds a class or a protocol, plain or named")
         func hasBinding() throws {
-            let module = TestModule { binder in
+            let module = ClosureModule { binder in
                 binder.bind(Car.self).to(Car.init)
                 binder.bind((any GearBox).self).toInstance(AfterMarketGearBox())
                 binder.bind(Headlight.self, named: "RightHeadlight").to(Headlight.init)
@@ -394,13 +396,13 @@ extension Seed {
             #expect(!injector.hasBinding(for: Headlight.self))
         }
 
-        @Test("B-OBJ-28 a module's binding beats the type's declaration, and the later module beats the earlier")
+        @Test("B-OBJ-28 a module's binding beats the type's declaration, and a later module's override the earlier")
         func precedence() throws {
             let first = Engine()
             let second = Engine()
             let injector = try Injector(
-                TestModule { $0.bind(Engine.self).toInstance(first) },
-                TestModule { $0.bind(Engine.self).toInstance(second) }
+                ClosureModule { $0.bind(Engine.self).toInstance(first) },
+                ClosureModule { $0.override(Engine.self).toInstance(second) }
             )
             #expect(try injector.get(Engine.self) === second)
             #expect(second.hookCalls == 0, "the declaration of Engine was not used")
@@ -412,7 +414,7 @@ extension Seed {
 
         @Test("B-OBJ-45 (different) bindings are checked at compile time; a non-converting delegation is typeMismatch")
         func typeCheckedBindings() throws {
-            let injector = try Injector(TestModule { $0.bind((any GearBox).self).to(binding: Brakes.self) })
+            let injector = try Injector(ClosureModule { $0.bind((any GearBox).self).to(binding: Brakes.self) })
             let error = #expect(throws: ProvisionError.self) { try injector.get((any GearBox).self) }
             #expect(error?.code == .typeMismatch)
             #expect(error?.key == BindingKey((any GearBox).self))

@@ -46,8 +46,8 @@ enum DeepChain {
 
     /// A module binding links `0..<length`: each link needs the next, the last one is built by an
     /// initializer.
-    static func module(_ kind: Kind, length: Int) -> TestModule {
-        TestModule { binder in
+    static func module(_ kind: Kind, length: Int) -> ClosureModule {
+        ClosureModule { binder in
             for index in 0..<length - 1 {
                 let next = name(index + 1)
                 switch kind {

@@ -55,16 +55,3 @@ final class Counter: Sendable {
         count.load(ordering: .relaxed)
     }
 }
-
-/// A module made of a closure, for tests that need a one-off set of bindings.
-struct TestModule: Module {
-    let body: @Sendable (Binder) throws -> Void
-
-    init(_ body: @escaping @Sendable (Binder) throws -> Void) {
-        self.body = body
-    }
-
-    func configure(_ binder: Binder) throws {
-        try body(binder)
-    }
-}

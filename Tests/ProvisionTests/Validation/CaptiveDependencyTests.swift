@@ -69,7 +69,7 @@ struct CaptiveDependencyTests {
     @Test("a singleton depending on a transient is not captive in a real injector")
     func singletonOnTransient() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLogger.self).to(GraphLogger.init)
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:)).in(.singleton)
             }

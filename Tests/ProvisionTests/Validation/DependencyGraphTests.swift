@@ -13,7 +13,7 @@ struct DependencyGraphTests {
     private func daemonGraph() throws -> DependencyGraph {
         try Injector(
             GraphDaemonModule(),
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLazyHolder.self).to(GraphLazyHolder.init(clock:))
                 binder.bind(GraphPluginHost.self).to(GraphPluginHost.init(plugins:))
                 binder.multibind((any GraphPlugin).self).to(GraphPluginA.init)
@@ -27,7 +27,7 @@ struct DependencyGraphTests {
 
     private func brokenGraph() throws -> DependencyGraph {
         try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphLoopA.self).to(GraphLoopA.init(b:))
                 binder.bind(GraphLoopB.self).to(GraphLoopB.init(a:))
@@ -112,8 +112,8 @@ struct DependencyGraphTests {
 
     @Test("a child's graph includes the parent's bindings, marked inherited")
     func childGraph() throws {
-        let parent = try Injector(TestModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
-        let child = try parent.makeChild(TestModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
+        let parent = try Injector(ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
+        let child = try parent.makeChild(ClosureModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         let graph = child.graph()
         #expect(graph.vertices.map(\.isInherited) == [true, false])
         #expect(graph.vertices.first?.label == "GraphLogger\nsingleton, constructor, from parent")

@@ -42,7 +42,7 @@ struct ValidationReportTests {
         let built = Counter()
         let error = #expect(throws: ProvisionError.self) {
             try Injector(
-                modules: [BrokenGraphModule(built: built), TestModule { $0.eager(GraphService.self) }],
+                modules: [BrokenGraphModule(built: built), ClosureModule { $0.eager(GraphService.self) }],
                 configuration: Injector.Configuration(validatesOnCreation: true)
             )
         }
@@ -89,7 +89,7 @@ struct ValidationReportTests {
     @Test("validating the benchmark-sized graph of 10,000 bindings reports it valid, with every binding counted")
     func largeGraph() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 for index in 0..<10_000 {
                     let dependencies =
                         index < 3 ? [] : (1...3).map { BindingKey(GraphLogger.self, named: "\(index - $0)") }

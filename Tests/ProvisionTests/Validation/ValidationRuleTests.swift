@@ -12,8 +12,8 @@ struct ValidationRuleTests {
         let built = Counter()
         let injector = try Injector(
             GraphDaemonModule(),
-            TestModule { binder in
-                binder.bind(GraphStore.self).to { _ in
+            ClosureModule { binder in
+                binder.override(GraphStore.self).to { _ in
                     built.increment()
                     return GraphStore(logger: GraphLogger())
                 }
@@ -30,7 +30,7 @@ struct ValidationRuleTests {
     @Test("a missing dependency is reported with its path from a root and a fix hint")
     func missingDependency() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphService.self).to(GraphService.init(store:))
                 binder.bind(GraphClock.self).to(GraphClock.init)
@@ -50,7 +50,7 @@ struct ValidationRuleTests {
     @Test("a dependency missing for several bindings is reported once, naming every dependent")
     func missingForSeveral() throws {
         let report = try report(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphSelfDeclared.self).to(GraphSelfDeclared.init(logger:))
             }
@@ -63,7 +63,7 @@ struct ValidationRuleTests {
     @Test("a construction cycle is reported with its path, found without building anything")
     func cycle() throws {
         let report = try report(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLoopRoot.self).to(GraphLoopRoot.init(a:))
                 binder.bind(GraphLoopA.self).to(GraphLoopA.init(b:))
                 binder.bind(GraphLoopB.self).to(GraphLoopB.init(a:))
@@ -77,7 +77,7 @@ struct ValidationRuleTests {
     @Test("a cycle closed through a Provider is allowed")
     func cycleThroughProvider() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphDeferredA.self).to(GraphDeferredA.init(b:))
                 binder.bind(GraphDeferredB.self).to(GraphDeferredB.init(a:))
             }
@@ -91,7 +91,7 @@ struct ValidationRuleTests {
     @Test("a closure that declares its dependencies can close a cycle, and validation finds it")
     func declaredCycle() throws {
         let report = try report(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLoopA.self).to(dependencies: [BindingKey(GraphLoopB.self)]) { resolver in
                     GraphLoopA(b: try resolver.get())
                 }
@@ -104,11 +104,11 @@ struct ValidationRuleTests {
 
     @Test("the target of a Provider or Lazy handle must be bound")
     func handleTargetMissing() throws {
-        let report = try report(TestModule { $0.bind(GraphLazyHolder.self).to(GraphLazyHolder.init(clock:)) })
+        let report = try report(ClosureModule { $0.bind(GraphLazyHolder.self).to(GraphLazyHolder.init(clock:)) })
         #expect(report.problems.map(\.code) == [.notBound])
         #expect(report.problems.first?.pathDescription == "GraphLazyHolder -> Lazy<GraphClock> -> GraphClock")
         let bound = try self.report(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLazyHolder.self).to(GraphLazyHolder.init(clock:))
                 binder.bind(GraphClock.self).to(GraphClock.init)
             }
@@ -118,7 +118,7 @@ struct ValidationRuleTests {
 
     @Test("a [T] dependency with nothing multibound for T is an empty multibinding")
     func emptyMultibinding() throws {
-        let empty = try report(TestModule { $0.bind(GraphPluginHost.self).to(GraphPluginHost.init(plugins:)) })
+        let empty = try report(ClosureModule { $0.bind(GraphPluginHost.self).to(GraphPluginHost.init(plugins:)) })
         #expect(empty.problems.map(\.code) == [.emptyMultibinding])
         let problem = empty.problems.first
         #expect(
@@ -128,7 +128,7 @@ struct ValidationRuleTests {
         #expect(problem?.pathDescription == "GraphPluginHost -> [any GraphPlugin]")
 
         let filled = try report(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphPluginHost.self).to(GraphPluginHost.init(plugins:))
                 binder.multibind((any GraphPlugin).self).to(GraphPluginA.init)
             }
@@ -138,13 +138,13 @@ struct ValidationRuleTests {
 
     @Test("a single T where T only has multibinding elements is ambiguous")
     func ambiguousMultibinding() throws {
-        let plugins = TestModule { binder in
+        let plugins = ClosureModule { binder in
             binder.multibind((any GraphPlugin).self).to(GraphPluginA.init)
             binder.multibind((any GraphPlugin).self).to(GraphPluginB.init)
         }
         let ambiguous = try report(
             plugins,
-            TestModule { $0.bind(GraphSinglePluginUser.self).to(GraphSinglePluginUser.init(plugin:)) }
+            ClosureModule { $0.bind(GraphSinglePluginUser.self).to(GraphSinglePluginUser.init(plugin:)) }
         )
         #expect(ambiguous.problems.map(\.code) == [.ambiguousMultibinding])
         #expect(
@@ -155,7 +155,7 @@ struct ValidationRuleTests {
 
         let chosen = try report(
             plugins,
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphSinglePluginUser.self).to(GraphSinglePluginUser.init(plugin:))
                 binder.bind((any GraphPlugin).self).to(GraphPluginB.init)
             }
@@ -170,7 +170,7 @@ struct ValidationRuleTests {
             try Injector(
                 modules: [
                     GraphDaemonModule(),
-                    TestModule { $0.eager(GraphStore.self) },
+                    ClosureModule { $0.eager(GraphStore.self) },
                 ],
                 configuration: configuration
             )
@@ -180,7 +180,7 @@ struct ValidationRuleTests {
         #expect(error?.underlyingErrors.first?.location?.fileID.hasSuffix("ValidationRuleTests.swift") == true)
 
         let injector = try Injector(
-            modules: [GraphDaemonModule(), TestModule { $0.eager(GraphApp.self) }],
+            modules: [GraphDaemonModule(), ClosureModule { $0.eager(GraphApp.self) }],
             configuration: configuration
         )
         #expect(try injector.validate().isValid)
@@ -192,19 +192,19 @@ struct ValidationRuleTests {
     func eagerKeysResolvedLikeRequests() throws {
         let configuration = Injector.Configuration(validatesOnCreation: true)
         let fromDeclaration = try Injector(
-            modules: [TestModule { $0.eager(SelfDeclaredEngine.self) }],
+            modules: [ClosureModule { $0.eager(SelfDeclaredEngine.self) }],
             configuration: configuration
         )
         #expect(fromDeclaration.hasBinding(for: SelfDeclaredEngine.self))
         let parent = try Injector(modules: [GraphDaemonModule()], configuration: configuration)
-        let child = try parent.makeChild(TestModule { $0.eager(GraphApp.self) })
+        let child = try parent.makeChild(ClosureModule { $0.eager(GraphApp.self) })
         #expect(try child.validate().isValid)
     }
 
     @Test("closures that don't declare their dependencies are listed as unchecked, which is not a failure")
     func uncheckedClosures() throws {
         let injector = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphLogger.self).to(GraphLogger.init)
                 binder.bind(GraphStore.self).to { resolver in GraphStore(logger: try resolver.get()) }
                 binder.bind(GraphService.self).to(dependencies: [BindingKey(GraphStore.self)]) { resolver in
@@ -220,7 +220,7 @@ struct ValidationRuleTests {
     @Test("declared dependencies are checked like a constructor's parameters")
     func declaredDependencies() throws {
         let report = try report(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphStore.self).to(dependencies: [BindingKey(GraphLogger.self, named: "audit")]) {
                     resolver in GraphStore(logger: try resolver.get(named: "audit"))
                 }
@@ -242,14 +242,14 @@ struct ValidationRuleTests {
     @Test("an Injectable dependency is checked just in time, without being created")
     func justInTime() throws {
         let injector = try Injector(
-            TestModule { $0.bind(GraphUsesSelfDeclared.self).to(GraphUsesSelfDeclared.init(declared:)) }
+            ClosureModule { $0.bind(GraphUsesSelfDeclared.self).to(GraphUsesSelfDeclared.init(declared:)) }
         )
         let report = injector.validationReport()
         #expect(report.problems.map(\.pathDescription) == ["GraphUsesSelfDeclared -> GraphSelfDeclared -> GraphLogger"])
         #expect(!injector.hasBinding(for: GraphSelfDeclared.self))
 
         let complete = try Injector(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphUsesSelfDeclared.self).to(GraphUsesSelfDeclared.init(declared:))
                 binder.bind(GraphLogger.self).to(GraphLogger.init)
             }
@@ -259,9 +259,9 @@ struct ValidationRuleTests {
 
     @Test("a child injector's bindings may depend on its parent's, and the parent's problems are its own")
     func childInjectors() throws {
-        let parent = try Injector(TestModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
+        let parent = try Injector(ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
         let child = try parent.makeChild(
-            TestModule { binder in
+            ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphService.self).to(GraphService.init(store:))
             }
@@ -269,8 +269,9 @@ struct ValidationRuleTests {
         #expect(try child.validate().bindingCount == 3)
         #expect(try parent.validate().bindingCount == 1)
 
-        let brokenParent = try Injector(TestModule { $0.bind(GraphService.self).to(GraphService.init(store:)) })
-        let sibling = try brokenParent.makeChild(TestModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
+        let brokenParent = try Injector(ClosureModule { $0.bind(GraphService.self).to(GraphService.init(store:)) })
+        let sibling = try brokenParent.makeChild(
+            ClosureModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         // The parent's GraphService resolves its store in the parent, where there is none; the child's own
         // store misses its logger.
         #expect(
@@ -283,12 +284,12 @@ struct ValidationRuleTests {
     @Test("a child injector created with validation on is validated against its parent")
     func childValidatedOnCreation() throws {
         let parent = try Injector(
-            modules: [TestModule { $0.bind(GraphLogger.self).to(GraphLogger.init) }],
+            modules: [ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init) }],
             configuration: Injector.Configuration(validatesOnCreation: true)
         )
-        _ = try parent.makeChild(TestModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
+        _ = try parent.makeChild(ClosureModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         let error = #expect(throws: ProvisionError.self) {
-            try parent.makeChild(TestModule { $0.bind(GraphService.self).to(GraphService.init(store:)) })
+            try parent.makeChild(ClosureModule { $0.bind(GraphService.self).to(GraphService.init(store:)) })
         }
         #expect(error?.underlyingErrors.map(\.code) == [.notBound])
     }
