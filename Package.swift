@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "ProvisionLogging", targets: ["ProvisionLogging"]),
         // An injector's lifecycle inside a swift-service-lifecycle ServiceGroup: a library of its own too.
         .library(name: "ProvisionServiceLifecycle", targets: ["ProvisionServiceLifecycle"]),
+        // A Swift Testing trait giving each test an injector of its own: it imports Testing, which the
+        // Provision library (linked into services) must not.
+        .library(name: "ProvisionTesting", targets: ["ProvisionTesting"]),
         .executable(name: "di-bench", targets: ["DIBench"]),
         .executable(name: "provision-stress", targets: ["ProvisionStress"]),
         .executable(name: "job-daemon", targets: ["JobDaemon"]),
@@ -53,6 +56,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ProvisionStress", dependencies: ["Provision"]),
+        .target(name: "ProvisionTesting", dependencies: ["Provision"]),
         // The example daemon of the article "Writing a daemon with Provision".
         .executableTarget(
             name: "JobDaemon",
@@ -77,6 +81,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "ProvisionTestingTests", dependencies: ["Provision", "ProvisionTesting"]),
         .testTarget(
             name: "ProvisionServiceLifecycleTests",
             dependencies: [

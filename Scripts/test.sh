@@ -19,8 +19,9 @@ log() { printf '\n==> %s\n' "$*"; }
 fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
-for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/JobDaemon \
-    Tests/ProvisionTests Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests Benchmarks/DIBench; do
+for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/ProvisionTesting \
+    Sources/JobDaemon Tests/ProvisionTests Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests \
+    Tests/ProvisionTestingTests Benchmarks/DIBench; do
     need_dir "$dir"
 done
 
