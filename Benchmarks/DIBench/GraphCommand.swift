@@ -15,9 +15,14 @@ extension GraphExample: ExpressibleByArgument {}
 
 enum GraphCommand {
     /// The example's graph in the given format. Builds the injector (which constructs nothing: no
-    /// example binding is eager), never resolves from it.
+    /// example binding is eager), never resolves from it. The injector is created without validation
+    /// (on by default), which would refuse the broken example: drawing and reporting its problems is
+    /// the point.
     static func render(_ format: GraphFormat, example: GraphExample) throws -> String {
-        let injector = try Injector(example.module)
+        let injector = try Injector(
+            modules: [example.module],
+            configuration: Injector.Configuration(validatesOnCreation: false)
+        )
         switch format {
         case .dot: return injector.graph().dot()
         case .mermaid: return injector.graph().mermaid()

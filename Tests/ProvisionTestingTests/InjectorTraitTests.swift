@@ -62,9 +62,9 @@ enum SharedShop {
     }
 }
 
-/// Identities of the injectors the parameterized cases saw.
+/// The injectors the parameterized cases saw, kept alive so that no two of them can share an address.
 enum SeenInjectors {
-    static let identities = Mutex<Set<ObjectIdentifier>>([])
+    static let injectors = Mutex<[Injector]>([])
 }
 
 @Suite(
@@ -80,7 +80,10 @@ struct InjectorSuiteTraitTests {
     @Test("each case of a parameterized test gets an injector of its own, with fresh singletons", arguments: 0..<12)
     func casesAreIsolated(value: Int) async throws {
         let injector = try TestInjector.current
-        let inserted = SeenInjectors.identities.withLock { $0.insert(ObjectIdentifier(injector)).inserted }
+        let inserted = SeenInjectors.injectors.withLock { seen in
+            defer { seen.append(injector) }
+            return !seen.contains { $0 === injector }
+        }
         #expect(inserted, "an injector was given to two test cases")
         let ledger = try await injector.get(Ledger.self)
         #expect(ledger.entries.withLock { $0 }.isEmpty, "a singleton carried another test's writes")

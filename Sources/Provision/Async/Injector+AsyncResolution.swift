@@ -59,6 +59,9 @@ extension Resolver {
     /// - Returns: The instance the binding provides.
     /// - Throws: What ``Injector/get(_:named:)-6n1xw`` throws.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) async throws(ProvisionError) -> T {
-        try await injector.resolveAsync(BindingKey(type, named: name), as: type, context: context)
+        #if DEBUG
+            try declaration?.check(BindingKey(type, named: name))
+        #endif
+        return try await injector.resolveAsync(BindingKey(type, named: name), as: type, context: context)
     }
 }

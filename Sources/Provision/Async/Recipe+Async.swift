@@ -34,6 +34,10 @@ extension Recipe {
         let injector = node.injector
         // A singleton's or scoped instance's build pushes its key itself (see InstanceCell.buildAsync).
         let tracksPath = node.scope.kind == .transient
+        #if DEBUG
+            // Debug builds check the closure's requests against its declaration, if any.
+            let declaration = node.dependencyDeclaration
+        #endif
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return .async(
             node.scopedAsync(
@@ -41,8 +45,13 @@ extension Recipe {
                     let inner = try context.enteringClosure(key, tracksPath: tracksPath)
                     // The closure may resolve synchronous plans on this thread's stack.
                     try StackGuard.check(key)
+                    #if DEBUG
+                        let resolver = Resolver(injector: injector, context: inner, declaration: declaration)
+                    #else
+                        let resolver = Resolver(injector: injector, context: inner)
+                    #endif
                     do {
-                        return try await body(Resolver(injector: injector, context: inner))
+                        return try await body(resolver)
                     } catch {
                         throw ProvisionError.thrown(by: key, error)
                     }

@@ -28,6 +28,7 @@ extension ProvisionError {
             case invalidLifecycle
             case cancelled
             case depthExceeded
+            case undeclaredDependency
         }
 
         private let value: Value
@@ -133,6 +134,13 @@ extension ProvisionError {
         /// ``Provider`` or ``Lazy`` on one edge defers what is below it).
         public static let depthExceeded = Code(.depthExceeded)
 
+        /// In a debug build, a closure binding that declared the keys it resolves
+        /// (``BindingBuilder/to(dependencies:_:)``, ``Injection/init(dependencies:_:)``) resolved a key it
+        /// didn't declare. Validation, diagrams and ``Injector/overriding(_:)-(any Module...)`` trust the
+        /// declaration, so it must list every key the closure resolves (an optional `T?` is covered by
+        /// `T`); the error names the binding and where it was declared. Release builds don't check.
+        public static let undeclaredDependency = Code(.undeclaredDependency)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -159,6 +167,7 @@ extension ProvisionError {
             case .invalidLifecycle: "invalid lifecycle"
             case .cancelled: "cancelled"
             case .depthExceeded: "depth exceeded"
+            case .undeclaredDependency: "undeclared dependency"
             }
         }
     }

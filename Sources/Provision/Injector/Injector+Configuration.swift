@@ -4,7 +4,7 @@ extension Injector {
     /// ```swift
     /// var configuration = Injector.Configuration()
     /// configuration.stripeCount = 64
-    /// configuration.validatesOnCreation = true
+    /// configuration.singletonWaitTimeout = .seconds(5)
     /// let injector = try Injector(modules: [AppModule()], configuration: configuration)
     /// ```
     ///
@@ -30,14 +30,21 @@ extension Injector {
         /// bounds a ``Lazy`` read waiting for another thread's read of the same handle.
         public var singletonWaitTimeout: Duration?
 
-        /// Whether creating the injector validates its whole graph first (see
-        /// ``Injector/validate()``), before any eager singleton is built; `false` by default.
+        /// Whether creating the injector validates its graph first (see ``Injector/validate()``), before
+        /// any eager singleton is built; `true` by default.
         ///
-        /// When set, an injector with a missing binding, a construction cycle, a non-singleton eager
-        /// binding or another problem is never created: the initializer throws one
-        /// ``ProvisionError/Code/validationFailed`` error listing every problem. Nothing is constructed
-        /// to find them. Modules installed later with ``Injector/install(_:)`` are not validated
-        /// automatically; call ``Injector/validate()`` after installing.
+        /// An injector with a missing binding, a construction cycle, a non-singleton eager binding or
+        /// another problem is then never created: the initializer throws one
+        /// ``ProvisionError/Code/validationFailed`` error listing every problem, so a broken graph fails at
+        /// start-up instead of at its first request in production. Nothing is constructed to find them.
+        /// A child injector (``Injector/makeChild(_:)``, ``Injector/overriding(_:)-(any Module...)``)
+        /// checks its own bindings and the parent's bindings they reach. Modules installed later with
+        /// ``Injector/install(_:)`` are not validated automatically; call ``Injector/validate()`` after
+        /// installing. ``Injector/start()`` validates the whole graph again, whatever this says.
+        ///
+        /// Validation costs about a millisecond per thousand bindings (the di-bench scenario "validate,
+        /// 10k bindings"). Set it to `false` only where that matters more than the check, for example
+        /// for many short-lived injectors made from a graph validated once.
         public var validatesOnCreation: Bool
 
         /// Receives an event for every binding the injector builds, every wait for another thread's
@@ -62,7 +69,7 @@ extension Injector {
         ///   - stripeCount: The number of registry stripes; 16 by default.
         ///   - singletonWaitTimeout: The longest wait for another thread's singleton build; no limit by
         ///     default.
-        ///   - validatesOnCreation: Whether creating the injector validates its graph; `false` by
+        ///   - validatesOnCreation: Whether creating the injector validates its graph; `true` by
         ///     default.
         ///   - observer: Receives resolution events; none by default.
         ///   - lifecycleHookTimeout: The longest a start or stop hook or an async disposal may run; 30
@@ -70,7 +77,7 @@ extension Injector {
         public init(
             stripeCount: Int = 16,
             singletonWaitTimeout: Duration? = nil,
-            validatesOnCreation: Bool = false,
+            validatesOnCreation: Bool = true,
             observer: (any ResolutionObserver)? = nil,
             lifecycleHookTimeout: Duration = .seconds(30)
         ) {

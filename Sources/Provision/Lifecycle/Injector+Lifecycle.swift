@@ -10,8 +10,11 @@ extension Injector {
     /// try await injector.shutdown()
     /// ```
     ///
-    /// 1. Every singleton binding of this injector (not of its parent) is built, async ones included, in
-    ///    declaration order, so that configuration errors surface now rather than on the first request.
+    /// 1. The injector's graph is validated (``validate()``), whatever
+    ///    ``Configuration/validatesOnCreation`` said: a daemon never starts serving with a missing
+    ///    binding or a cycle. Then every singleton binding of this injector (not of its parent) is
+    ///    built, async ones included, in declaration order, so that configuration errors surface now
+    ///    rather than on the first request.
     /// 2. The services among them (singletons with `onStart`/`onStop` hooks on their binding, or whose
     ///    instance is a ``ManagedService``) are started: a service starts after every service it depends
     ///    on (through any chain of bindings) has started, and services that don't depend on each other
@@ -22,7 +25,9 @@ extension Injector {
     /// If a build or a start hook fails, the services that had started are stopped again, in reverse
     /// order, and `start()` throws; ``shutdown()`` still disposes what was built.
     ///
-    /// - Throws: ``ProvisionError/Code/startFailed`` listing every failure (a failed start hook, a
+    /// - Throws: ``ProvisionError/Code/validationFailed`` listing every problem of the graph (nothing
+    ///   was built or started, and the injector can't be started again: shut it down);
+    ///   ``ProvisionError/Code/startFailed`` listing every failure (a failed start hook, a
     ///   timeout, a failed build, and any failure while stopping again);
     ///   ``ProvisionError/Code/invalidLifecycle`` when the injector was started already;
     ///   ``ProvisionError/Code/shutDown`` after ``shutdown()``.
@@ -34,6 +39,14 @@ extension Injector {
             case .failed: throw ProvisionError.alreadyStarted(phase: "failed to start; shut it down")
             case .stopping, .stopped: throw ProvisionError.shutDown(nil)
             }
+        }
+        if let problems = validationReport().error {
+            let stillStarting = lifecycle.state.withLock { state in
+                guard state.phase == .starting else { return false }
+                state.phase = .failed
+                return true
+            }
+            throw stillStarting ? problems : ProvisionError.shutDown(nil)
         }
         let singletons = registry.nodes.filter(\.scope.isSingleton).sorted { $0.declarationIndex < $1.declarationIndex }
         for node in singletons {

@@ -10,9 +10,11 @@ extension BindingBuilder {
     ///
     /// A closure's dependencies are only known when it runs, so ``Injector/validate()`` lists a plain
     /// closure binding as not statically checked. With declared dependencies it checks them like a
-    /// constructor's: each must be bound, and none may lead back to this binding. The declaration is
-    /// trusted, not enforced: resolving a key the closure didn't declare still works (and is still
-    /// checked for cycles when it runs), and resolution costs the same as without a declaration.
+    /// constructor's: each must be bound, and none may lead back to this binding. Validation (and
+    /// ``Injector/overriding(_:)-(any Module...)``) trusts the declaration, so a debug build enforces it:
+    /// a request through the resolver for a key not declared (an optional `T?` of a declared `T` is
+    /// fine) throws ``ProvisionError/Code/undeclaredDependency``, naming this binding's declaration.
+    /// Release builds don't check: resolution costs the same as without a declaration.
     ///
     /// - Parameters:
     ///   - dependencies: The keys the closure resolves; `[]` for a closure that resolves nothing.

@@ -24,6 +24,8 @@ extension Resolver {
     public func injectDependencies(into object: some PropertyInjectable, onlyIfNil: Bool = false)
         throws(ProvisionError)
     {
-        try PropertyInjector.inject(object, resolver: self, onlyIfNil: onlyIfNil)
+        // The properties are the object's dependencies, not the closure's: not checked against its
+        // declaration.
+        try PropertyInjector.inject(object, resolver: undeclared, onlyIfNil: onlyIfNil)
     }
 }

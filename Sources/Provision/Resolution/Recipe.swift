@@ -240,6 +240,10 @@ extension Recipe {
                 // A singleton's or scoped instance's build already pushed its key (see
                 // InstanceCell.build); pushing it again here would make the closure find itself on the path.
                 let tracksPath = node.scope.kind == .transient
+                #if DEBUG
+                    // Debug builds check the closure's requests against its declaration, if any.
+                    let declaration = node.dependencyDeclaration
+                #endif
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 return .sync(
                     node.scoped(
@@ -248,8 +252,13 @@ extension Recipe {
                             // The closure's requests recurse through the injector: a chain of closures
                             // deeper than the stack holds stops here, while some stack is left.
                             try StackGuard.check(key)
+                            #if DEBUG
+                                let resolver = Resolver(injector: injector, context: inner, declaration: declaration)
+                            #else
+                                let resolver = Resolver(injector: injector, context: inner)
+                            #endif
                             do {
-                                return try body(Resolver(injector: injector, context: inner))
+                                return try body(resolver)
                             } catch {
                                 throw ProvisionError.thrown(by: key, error)
                             }

@@ -15,12 +15,38 @@
 public struct Resolver {
     @usableFromInline let injector: Injector
     @usableFromInline let context: ResolutionContext
+    #if DEBUG
+        /// In a debug build, for a closure that declared its dependencies: the declaration each request is
+        /// checked against (see ``DependencyDeclaration``).
+        @usableFromInline let declaration: DependencyDeclaration?
+    #endif
 
     @usableFromInline
     init(injector: Injector, context: ResolutionContext) {
         self.injector = injector
         self.context = context
+        #if DEBUG
+            self.declaration = nil
+        #endif
     }
+
+    #if DEBUG
+        /// A resolver whose requests are checked against `declaration`.
+        @usableFromInline
+        init(injector: Injector, context: ResolutionContext, declaration: DependencyDeclaration?) {
+            self.injector = injector
+            self.context = context
+            self.declaration = declaration
+        }
+
+        /// This resolver without its declaration: for work done on behalf of the closure's result (its
+        /// injected properties) rather than by the closure itself.
+        var undeclared: Resolver {
+            Resolver(injector: injector, context: context)
+        }
+    #else
+        var undeclared: Resolver { self }
+    #endif
 
     /// Resolves the binding for `type`, optionally named.
     ///
@@ -30,10 +56,15 @@ public struct Resolver {
     /// - Returns: The instance the binding provides.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/notBound``,
     ///   ``ProvisionError/Code/cycle``, ``ProvisionError/Code/factoryFailed`` or
-    ///   ``ProvisionError/Code/depthExceeded``.
+    ///   ``ProvisionError/Code/depthExceeded``; in a debug build,
+    ///   ``ProvisionError/Code/undeclaredDependency`` when the closure declared its dependencies and
+    ///   `type` is not one of them.
     @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
-        try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+        #if DEBUG
+            try declaration?.check(BindingKey(type, named: name))
+        #endif
+        return try injector.resolve(BindingKey(type, named: name), as: type, context: context)
     }
 }
 

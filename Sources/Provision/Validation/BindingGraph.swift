@@ -61,16 +61,23 @@ extension BindingGraph {
     /// The graph of every binding `injector` can reach: its own, its ancestors', and the just-in-time
     /// bindings their dependencies would create.
     ///
+    /// - Parameters:
+    ///   - ancestorsReachedOnly: Whether to take only the ancestors' bindings that `injector`'s own
+    ///     bindings (and `roots`) reach, rather than all of them: what validating a new child injector
+    ///     needs, since its parent's graph was there before it (and was validated when it was created).
+    ///   - roots: Keys to look up from `injector` besides its own bindings' dependencies (eager keys),
+    ///     so that their bindings are in the graph.
     /// - Complexity: O(*n* log *n* + *e*) for *n* bindings and *e* dependencies.
-    init(injector: Injector) {
+    init(injector: Injector, ancestorsReachedOnly: Bool = false, roots: [BindingKey] = []) {
         var chain: [Injector] = []
         var current: Injector? = injector
         while let next = current {
             chain.append(next)
             current = next.parent
         }
-        var builder = Builder(chain: chain)
+        var builder = Builder(chain: chain, ancestorsReachedOnly: ancestorsReachedOnly)
         builder.addRegisteredBindings()
+        builder.reach(roots)
         builder.resolveEdges()
         self.init(vertices: builder.vertices, missing: builder.missing)
     }
@@ -87,6 +94,12 @@ extension BindingGraph {
         var collections: [[ElementKey: Int]]
         /// Just-in-time bindings and missing keys found so far, by the depth they were looked up from.
         var resolved: [DepthKey: Edge.Target] = [:]
+        /// Whether ancestors' bindings are added as they are reached (see `init(injector:...)`), rather
+        /// than all at first.
+        let ancestorsReachedOnly: Bool
+        /// For each injector, whether its multibinding collections are all vertices (always, unless
+        /// ancestors are added as reached).
+        var collectionsComplete: [Bool]
 
         struct ElementKey: Hashable {
             let type: ObjectIdentifier
@@ -98,15 +111,17 @@ extension BindingGraph {
             let key: BindingKey
         }
 
-        init(chain: [Injector]) {
+        init(chain: [Injector], ancestorsReachedOnly: Bool) {
             self.chain = chain
+            self.ancestorsReachedOnly = ancestorsReachedOnly
             registered = Array(repeating: [:], count: chain.count)
             collections = Array(repeating: [:], count: chain.count)
+            collectionsComplete = chain.indices.map { $0 == 0 || !ancestorsReachedOnly }
         }
 
         mutating func addRegisteredBindings() {
             var nodes: [(node: any DescribedNode, depth: Int)] = []
-            for (depth, injector) in chain.enumerated() {
+            for (depth, injector) in chain.enumerated() where depth == 0 || !ancestorsReachedOnly {
                 let own = injector.registry.nodes
                 nodes.reserveCapacity(nodes.count + own.count)
                 registered[depth].reserveCapacity(own.count)
@@ -117,23 +132,61 @@ extension BindingGraph {
             nodes.sort { $0.node.declarationIndex < $1.node.declarationIndex }
             vertices.reserveCapacity(nodes.count)
             for (node, depth) in nodes {
-                let shape = node.shape
-                let index = vertices.count
-                vertices.append(
-                    Vertex(
-                        key: node.key,
-                        scope: node.scope,
-                        lifetime: Lifetime(node.scope),
-                        shape: shape,
-                        location: node.isJustInTime ? nil : node.location,
-                        depth: depth,
-                        isJustInTime: node.isJustInTime
-                    )
+                add(node, depth: depth)
+            }
+        }
+
+        /// Adds the vertex of `node`, a binding of the injector at `depth`; returns its index.
+        @discardableResult
+        private mutating func add(_ node: any DescribedNode, depth: Int) -> Int {
+            let shape = node.shape
+            let index = vertices.count
+            vertices.append(
+                Vertex(
+                    key: node.key,
+                    scope: node.scope,
+                    lifetime: Lifetime(node.scope),
+                    shape: shape,
+                    location: node.isJustInTime ? nil : node.location,
+                    depth: depth,
+                    isJustInTime: node.isJustInTime
                 )
-                registered[depth][node.key] = index
-                if shape.kind == .multibinding, let element = shape.keys.first {
-                    collections[depth][ElementKey(type: ObjectIdentifier(element.type), name: node.key.name)] = index
-                }
+            )
+            registered[depth][node.key] = index
+            if shape.kind == .multibinding, let element = shape.keys.first {
+                collections[depth][ElementKey(type: ObjectIdentifier(element.type), name: node.key.name)] = index
+            }
+            return index
+        }
+
+        /// The index of the vertex of the binding of `key` in the injector at `level`: the registered
+        /// one, or, when ancestors are added as reached, the ancestor's binding, added now.
+        private mutating func registeredIndex(of key: BindingKey, at level: Int) -> Int? {
+            if let index = registered[level][key] { return index }
+            guard ancestorsReachedOnly, level > 0 else { return nil }
+            let registry = chain[level].registry
+            guard let found = registry.node(for: key) ?? registry.lockedNode(for: key),
+                let node = found.takeUnretainedValue() as? any DescribedNode
+            else { return nil }
+            return add(node, depth: level)
+        }
+
+        /// Adds the multibinding collections of the injector at `level`, when ancestors are added as
+        /// reached: only needed to explain a missing key (see `reason(_:from:)`).
+        private mutating func completeCollections(at level: Int) {
+            guard !collectionsComplete[level] else { return }
+            collectionsComplete[level] = true
+            for case let node as any DescribedNode in chain[level].registry.nodes
+            where node.shape.kind == .multibinding && registered[level][node.key] == nil {
+                add(node, depth: level)
+            }
+        }
+
+        /// Looks `keys` up from the injector itself, adding their bindings (an ancestor's, a just-in-time
+        /// one) to the graph.
+        mutating func reach(_ keys: [BindingKey]) {
+            for key in keys {
+                _ = target(of: key, from: 0, recordingMissing: false)
             }
         }
 
@@ -179,7 +232,7 @@ extension BindingGraph {
         /// a ``Missing`` target if `recordingMissing`, `nil` otherwise.
         private mutating func target(of key: BindingKey, from depth: Int, recordingMissing: Bool) -> Edge.Target? {
             for level in depth..<chain.count {
-                guard let index = registered[level][key] else { continue }
+                guard let index = registeredIndex(of: key, at: level) else { continue }
                 // An ancestor's just-in-time optional is not used: the injector makes its own (as
                 // `Injector.lookup` does).
                 if level > depth, vertices[index].isJustInTime, key.type is any OptionalType.Type { break }
@@ -214,12 +267,13 @@ extension BindingGraph {
         }
 
         /// Why nothing binds `key`: a multibinding explains it better than a plain missing binding.
-        private func reason(_ key: BindingKey, from depth: Int) -> Missing.Reason {
+        private mutating func reason(_ key: BindingKey, from depth: Int) -> Missing.Reason {
             if let array = key.type as? any ArrayType.Type {
                 return .emptyMultibinding(element: array.elementType)
             }
             let element = ElementKey(type: ObjectIdentifier(key.type), name: key.name)
             for level in depth..<chain.count {
+                completeCollections(at: level)
                 if let collection = collections[level][element] { return .onlyMultibound(collection: collection) }
             }
             return .notBound

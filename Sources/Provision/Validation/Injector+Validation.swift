@@ -44,10 +44,14 @@ extension Injector {
 
     /// The graph, the validation findings and their report. `eager` is checked only while the injector
     /// is being created.
-    func analyzeGraph(eager: [(BindingKey, SourceLocation)]) -> (
+    ///
+    /// - Parameter ancestorsReachedOnly: Whether to check only the ancestors' bindings that this
+    ///   injector's own bindings reach (see `BindingGraph.init(injector:ancestorsReachedOnly:roots:)`).
+    func analyzeGraph(eager: [(BindingKey, SourceLocation)], ancestorsReachedOnly: Bool = false) -> (
         graph: BindingGraph, findings: [ValidationFinding], report: ValidationReport
     ) {
-        let graph = BindingGraph(injector: self)
+        let graph = BindingGraph(
+            injector: self, ancestorsReachedOnly: ancestorsReachedOnly, roots: eager.map(\.0))
         let validator = GraphValidator(graph)
         let findings = validator.findings(eager: eager) { self.justInTimeShape(for: $0)?.1 }
         let report = ValidationReport(
@@ -59,7 +63,19 @@ extension Injector {
     }
 
     /// Validates a new injector before its eager singletons are built (when its configuration asks).
+    ///
+    /// A child (or an injector derived with ``overriding(_:)-(any Module...)``) checks its own bindings
+    /// and the ancestors' bindings they reach, not every binding of its ancestors: those were there
+    /// before it, so a child made per request costs what its own bindings cost, not its parent's graph.
+    /// A child of a shut-down injector is not validated: every request it gets reports the shutdown.
     func validateOnCreation(eager: [(BindingKey, SourceLocation)]) throws(ProvisionError) {
-        if let error = analyzeGraph(eager: eager).report.error { throw error }
+        // A child of a shut-down injector finds its parent's tables emptied: its requests report the
+        // shutdown, which validation would report as missing bindings.
+        if isShuttingDown { return }
+        guard let error = analyzeGraph(eager: eager, ancestorsReachedOnly: parent != nil).report.error else { return }
+        // An ancestor that began shutting down while the graph was read emptied its tables: what looks
+        // missing is the shutdown, which this injector's requests will report.
+        if isShuttingDown { return }
+        throw error
     }
 }

@@ -128,7 +128,7 @@ struct ServiceScopeTests {
 
     @Test("a singleton that depends on a scoped binding is a captive dependency, found when it is linked")
     func captiveDependencyThroughAConstructor() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             Self.module(log: EventLog()),
             ClosureModule { binder in
                 binder.bind(Cache.self).to(Cache.init(context:)).in(.singleton)

@@ -15,7 +15,7 @@ final class App: Sendable {
 struct ProvisionErrorTests {
     @Test("a missing dependency names the key, the whole path and a fix")
     func notBoundMessage() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(App.self).to(App.init(checkout:))
                 binder.bind(Checkout.self).to(Checkout.init(gateway:))
@@ -42,7 +42,7 @@ struct ProvisionErrorTests {
         final class Chassis: Sendable {
             init(axle: Axle, engine: Engine, gearBox: any GearBox) {}
         }
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(Chassis.self).to(Chassis.init(axle:engine:gearBox:))
                 binder.bind(Axle.self).to(Axle.init(left:right:))

@@ -155,8 +155,9 @@ struct FeatureSmokeTests {
                 }
             )
         }
-        #expect(error?.code == .eagerNotSingleton)
-        #expect(error?.message.contains("Car") == true)
+        #expect(error?.code == .validationFailed)
+        let eager = error?.underlyingErrors.first { $0.code == .eagerNotSingleton }
+        #expect(eager?.message.contains("Car") == true)
     }
 
     @Test("derived and child injectors")

@@ -40,14 +40,14 @@ struct CycleTests {
 
     @Test("a service that needs itself is a cycle of length 1")
     func lengthOne() throws {
-        let injector = try Injector(ClosureModule { $0.bind(SelfLoop.self).to(SelfLoop.init(me:)) })
+        let injector = try Injector.unvalidated(ClosureModule { $0.bind(SelfLoop.self).to(SelfLoop.init(me:)) })
         let error = cycleError { _ = try injector.get(SelfLoop.self) }
         #expect(error?.pathDescription == "SelfLoop -> SelfLoop")
     }
 
     @Test("a cycle of length 2 lists its path in order")
     func lengthTwo() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(PairA.self).to(PairA.init(b:))
                 binder.bind(PairB.self).to(PairB.init(a:))
@@ -59,7 +59,7 @@ struct CycleTests {
 
     @Test("a cycle of length 3 below a root lists the whole path in order")
     func lengthThree() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(TriRoot.self).to(TriRoot.init(a:))
                 binder.bind(TriA.self).to(TriA.init(b:))
@@ -75,7 +75,7 @@ struct CycleTests {
 
     @Test("a cycle through singletons is an error, every time it is asked for")
     func throughSingletons() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(PairA.self).to(PairA.init(b:)).in(.singleton)
                 binder.bind(PairB.self).to(PairB.init(a:)).in(.singleton)
@@ -88,7 +88,7 @@ struct CycleTests {
 
     @Test("a cycle through a closure is found when it runs, with the path in order")
     func throughClosure() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(TriA.self).to(TriA.init(b:))
                 binder.bind(TriB.self).to { resolver in
@@ -107,7 +107,7 @@ struct CycleTests {
 
     @Test("a closure that resolves its own key is a cycle of length 1")
     func closureSelfLoop() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(Engine.self).to { resolver in try resolver.get(Engine.self) }
             }
@@ -117,7 +117,7 @@ struct CycleTests {
 
     @Test("a singleton re-entered through a closure while it is built is a cycle, not a deadlock")
     func singletonReentered() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(PairA.self).to(PairA.init(b:)).in(.singleton)
                 binder.bind(PairB.self).to { resolver in PairB(a: try resolver.get(PairA.self)) }
@@ -131,7 +131,7 @@ struct CycleTests {
 
     @Test("a closure singleton resolving itself is a cycle")
     func closureSingletonSelfLoop() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(Engine.self).to { resolver in try resolver.get(Engine.self) }.in(.singleton)
             }
@@ -144,7 +144,7 @@ struct CycleTests {
         struct Left: Sendable { init(engine: Engine) {} }
         struct Right: Sendable { init(engine: Engine) {} }
         struct Top: Sendable { init(left: Left, right: Right) {} }
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(Engine.self).to(Engine.init)
                 binder.bind(Left.self).to(Left.init(engine:))

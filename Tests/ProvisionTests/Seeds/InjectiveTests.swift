@@ -92,7 +92,7 @@ extension Seed {
 
         @Test("B-INJ-05 an unsatisfiable requirement fails the request, listing every missing one in one error")
         func unsatisfiedRequirements() throws {
-            let injector = try Injector(
+            let injector = try Injector.unvalidated(
                 ClosureModule { binder in
                     binder.bind(NeedyCar.self).to(NeedyCar.init)
                     binder.bind(TwoMissing.self).to(TwoMissing.init(gearBox:blinker:))

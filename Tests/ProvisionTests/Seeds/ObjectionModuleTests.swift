@@ -300,27 +300,28 @@ extension Seed {
 
         @Test("B-OBJ-24 marking a binding that is not a singleton eager fails creation, naming the type")
         func eagerNotSingleton() throws {
-            let bound = #expect(throws: ProvisionError.self) {
-                try Injector(
-                    ClosureModule { binder in
-                        binder.bind(Car.self).to(Car.init)
-                        binder.eager(Car.self)
-                    }
-                )
+            let transientCar = ClosureModule { binder in
+                binder.bind(Car.self).to(Car.init)
+                binder.eager(Car.self)
             }
+            // Validation (on by default) finds it before anything is built; without it, building finds it.
+            let validated = #expect(throws: ProvisionError.self) { try Injector(transientCar) }
+            #expect(validated?.code == .validationFailed)
+            #expect(validated?.underlyingErrors.map(\.code) == [.eagerNotSingleton])
+            let bound = #expect(throws: ProvisionError.self) { try Injector.unvalidated(transientCar) }
             #expect(bound?.code == .eagerNotSingleton)
             #expect(bound?.key == BindingKey(Car.self))
             #expect(bound?.message.contains("Car") == true)
             #expect(bound?.location != nil)
 
             let declared = #expect(throws: ProvisionError.self) {
-                try Injector(ClosureModule { $0.eager(Brakes.self) })
+                try Injector.unvalidated(ClosureModule { $0.eager(Brakes.self) })
             }
             #expect(declared?.code == .eagerNotSingleton)
             #expect(declared?.key == BindingKey(Brakes.self))
 
             let unbound = #expect(throws: ProvisionError.self) {
-                try Injector(ClosureModule { $0.eager(UnregisteredCar.self) })
+                try Injector.unvalidated(ClosureModule { $0.eager(UnregisteredCar.self) })
             }
             #expect(unbound?.code == .notBound)
             #expect(unbound?.key == BindingKey(UnregisteredCar.self))
@@ -391,7 +392,8 @@ extension Seed {
             #expect(!module.hasBinding(for: Headlight.self, named: "LeftHeadlight"))
             #expect(module.hasBinding(for: (any CreditCardProcessor).self, named: "visa"))
             #expect(!module.hasBinding(for: (any GearBox).self, named: "visa"))
-            let injector = try Injector(module)
+            // The "visa" delegation's target is not bound: the injector is not validated.
+            let injector = try Injector.unvalidated(module)
             #expect(injector.hasBinding(for: (any GearBox).self))
             #expect(!injector.hasBinding(for: Headlight.self))
         }

@@ -55,3 +55,16 @@ final class Counter: Sendable {
         count.load(ordering: .relaxed)
     }
 }
+
+extension Injector.Configuration {
+    /// Creating the injector doesn't validate it: for the tests of what a request finds in a graph with
+    /// a problem (which validation, on by default, would report at creation).
+    static let unvalidated = Injector.Configuration(validatesOnCreation: false)
+}
+
+extension Injector {
+    /// An injector of `modules` that creation doesn't validate (see `Configuration.unvalidated`).
+    static func unvalidated(_ modules: any Module...) throws(ProvisionError) -> Injector {
+        try Injector(modules: modules, configuration: .unvalidated)
+    }
+}

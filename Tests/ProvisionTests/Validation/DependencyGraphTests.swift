@@ -11,7 +11,7 @@ let graphvizDot: String? = {
 @Suite("Dependency graphs")
 struct DependencyGraphTests {
     private func daemonGraph() throws -> DependencyGraph {
-        try Injector(
+        try Injector.unvalidated(
             GraphDaemonModule(),
             ClosureModule { binder in
                 binder.bind(GraphLazyHolder.self).to(GraphLazyHolder.init(clock:))
@@ -26,7 +26,7 @@ struct DependencyGraphTests {
     }
 
     private func brokenGraph() throws -> DependencyGraph {
-        try Injector(
+        try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphLoopA.self).to(GraphLoopA.init(b:))
@@ -112,7 +112,8 @@ struct DependencyGraphTests {
 
     @Test("a child's graph includes the parent's bindings, marked inherited")
     func childGraph() throws {
-        let parent = try Injector(ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
+        let parent = try Injector.unvalidated(
+            ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
         let child = try parent.makeChild(ClosureModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         let graph = child.graph()
         #expect(graph.vertices.map(\.isInherited) == [true, false])

@@ -65,7 +65,7 @@ struct ValidationReportTests {
 
     @Test("the report of a running injector lists the same problems without throwing")
     func reportWithoutThrowing() throws {
-        let injector = try Injector(BrokenGraphModule(built: Counter()))
+        let injector = try Injector.unvalidated(BrokenGraphModule(built: Counter()))
         let report = injector.validationReport()
         #expect(!report.isValid)
         #expect(report.problems.count == 5)
@@ -78,7 +78,7 @@ struct ValidationReportTests {
 
     @Test("each problem's hint names the fix")
     func hints() throws {
-        let report = try Injector(BrokenGraphModule(built: Counter())).validationReport()
+        let report = try Injector.unvalidated(BrokenGraphModule(built: Counter())).validationReport()
         let hints = Dictionary(report.problems.map { ($0.code.description, $0.hint) }, uniquingKeysWith: { a, _ in a })
         #expect(hints["not bound"] == "bind it in a module: binder.bind(GraphLogger.self).to(...)")
         #expect(hints["cycle"]?.contains("Provider or Lazy") == true)
@@ -88,7 +88,7 @@ struct ValidationReportTests {
 
     @Test("validating the benchmark-sized graph of 10,000 bindings reports it valid, with every binding counted")
     func largeGraph() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 for index in 0..<10_000 {
                     let dependencies =

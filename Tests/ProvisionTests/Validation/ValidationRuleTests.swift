@@ -4,13 +4,13 @@ import Testing
 @Suite("Validation rules")
 struct ValidationRuleTests {
     private func report(_ modules: any Module...) throws -> ValidationReport {
-        try Injector(modules: modules).validationReport()
+        try Injector(modules: modules, configuration: .unvalidated).validationReport()
     }
 
     @Test("a graph whose dependencies are all bound is valid, and validating it constructs nothing")
     func validGraph() throws {
         let built = Counter()
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             GraphDaemonModule(),
             ClosureModule { binder in
                 binder.override(GraphStore.self).to { _ in
@@ -29,7 +29,7 @@ struct ValidationRuleTests {
 
     @Test("a missing dependency is reported with its path from a root and a fix hint")
     func missingDependency() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
                 binder.bind(GraphService.self).to(GraphService.init(store:))
@@ -76,7 +76,7 @@ struct ValidationRuleTests {
 
     @Test("a cycle closed through a Provider is allowed")
     func cycleThroughProvider() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(GraphDeferredA.self).to(GraphDeferredA.init(b:))
                 binder.bind(GraphDeferredB.self).to(GraphDeferredB.init(a:))
@@ -203,7 +203,7 @@ struct ValidationRuleTests {
 
     @Test("closures that don't declare their dependencies are listed as unchecked, which is not a failure")
     func uncheckedClosures() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(GraphLogger.self).to(GraphLogger.init)
                 binder.bind(GraphStore.self).to { resolver in GraphStore(logger: try resolver.get()) }
@@ -241,14 +241,14 @@ struct ValidationRuleTests {
 
     @Test("an Injectable dependency is checked just in time, without being created")
     func justInTime() throws {
-        let injector = try Injector(
+        let injector = try Injector.unvalidated(
             ClosureModule { $0.bind(GraphUsesSelfDeclared.self).to(GraphUsesSelfDeclared.init(declared:)) }
         )
         let report = injector.validationReport()
         #expect(report.problems.map(\.pathDescription) == ["GraphUsesSelfDeclared -> GraphSelfDeclared -> GraphLogger"])
         #expect(!injector.hasBinding(for: GraphSelfDeclared.self))
 
-        let complete = try Injector(
+        let complete = try Injector.unvalidated(
             ClosureModule { binder in
                 binder.bind(GraphUsesSelfDeclared.self).to(GraphUsesSelfDeclared.init(declared:))
                 binder.bind(GraphLogger.self).to(GraphLogger.init)
@@ -259,7 +259,8 @@ struct ValidationRuleTests {
 
     @Test("a child injector's bindings may depend on its parent's, and the parent's problems are its own")
     func childInjectors() throws {
-        let parent = try Injector(ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
+        let parent = try Injector.unvalidated(
+            ClosureModule { $0.bind(GraphLogger.self).to(GraphLogger.init).in(.singleton) })
         let child = try parent.makeChild(
             ClosureModule { binder in
                 binder.bind(GraphStore.self).to(GraphStore.init(logger:))
@@ -269,7 +270,8 @@ struct ValidationRuleTests {
         #expect(try child.validate().bindingCount == 3)
         #expect(try parent.validate().bindingCount == 1)
 
-        let brokenParent = try Injector(ClosureModule { $0.bind(GraphService.self).to(GraphService.init(store:)) })
+        let brokenParent = try Injector.unvalidated(
+            ClosureModule { $0.bind(GraphService.self).to(GraphService.init(store:)) })
         let sibling = try brokenParent.makeChild(
             ClosureModule { $0.bind(GraphStore.self).to(GraphStore.init(logger:)) })
         // The parent's GraphService resolves its store in the parent, where there is none; the child's own
