@@ -22,8 +22,8 @@
 /// A module binding of the same key always takes precedence, so a module can still replace the type
 /// (for tests) or change its scope for one injector with `binder.bind(Car.self).toSelf().in(...)`.
 /// Just-in-time bindings are only made for unnamed keys. Because ``injection`` mentions `Self`, only
-/// structs, enums and final classes can conform; a class hierarchy shares property requirements through
-/// ``PropertyInjectable`` instead.
+/// structs, enums and final classes can conform; the classes of a hierarchy declare themselves with
+/// ``InjectableClass``, whose declaration each subclass overrides.
 public protocol Injectable {
     /// How the injector builds this type: its initializer (whose parameters are its dependencies) and
     /// its default scope.

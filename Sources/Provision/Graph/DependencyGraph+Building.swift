@@ -69,6 +69,7 @@ extension DependencyGraph {
                 case .notBound: reason = "missing"
                 case .emptyMultibinding: reason = "missing: nothing multibound"
                 case .onlyMultibound: reason = "missing: only multibound"
+                case .misdeclared: reason = "missing: inherits its superclass's declaration"
                 }
                 missingVertices.append(
                     Vertex(

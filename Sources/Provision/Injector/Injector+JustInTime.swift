@@ -70,6 +70,16 @@ extension Injector {
         {
             return Node(key: key, scope: injection.scope, location: location, recipe: injection.recipe, injector: self)
         }
+        if key.name == nil, let declaring = type as? any InjectableClass.Type {
+            switch declaring.ownInjection(as: type) {
+            case .success(let injection):
+                return Node(
+                    key: key, scope: injection.scope, location: location, recipe: injection.recipe, injector: self)
+            case .failure(let error):
+                return Node(
+                    key: key, scope: .transient, location: location, recipe: .failing(with: error), injector: self)
+            }
+        }
         return nil
     }
 

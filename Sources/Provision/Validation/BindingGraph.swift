@@ -47,6 +47,8 @@ struct BindingGraph {
             case emptyMultibinding(element: any Any.Type)
             /// A single `T` requested where `T` only has multibinding elements; the collection's vertex.
             case onlyMultibound(collection: Int)
+            /// An ``InjectableClass`` whose declaration is its superclass's: the error a request gets.
+            case misdeclared(ProvisionError)
         }
 
         let key: BindingKey
@@ -266,10 +268,16 @@ extension BindingGraph {
             return target
         }
 
-        /// Why nothing binds `key`: a multibinding explains it better than a plain missing binding.
+        /// Why nothing binds `key`: a multibinding explains it better than a plain missing binding, and an
+        /// inherited class declaration better still.
         private mutating func reason(_ key: BindingKey, from depth: Int) -> Missing.Reason {
             if let array = key.type as? any ArrayType.Type {
                 return .emptyMultibinding(element: array.elementType)
+            }
+            if key.name == nil, let declaring = key.type as? any InjectableClass.Type,
+                let error = declaring.misdeclaration
+            {
+                return .misdeclared(error)
             }
             let element = ElementKey(type: ObjectIdentifier(key.type), name: key.name)
             for level in depth..<chain.count {
@@ -309,6 +317,11 @@ extension Injector {
         }
         if key.name == nil, let injectable = key.type as? any Injectable.Type,
             let injection = injectable.anyInjection as? any ShapedInjection
+        {
+            return (injection.shape, injection.defaultScope)
+        }
+        if key.name == nil, let declaring = key.type as? any InjectableClass.Type, declaring.misdeclaration == nil,
+            let injection = declaring.classInjection as? any ShapedInjection
         {
             return (injection.shape, injection.defaultScope)
         }

@@ -33,6 +33,14 @@ extension ProvisionError {
                     + "if an empty list is intended, bind it: binder.bind([\(elementType)].self\(named)).toInstance([])",
                 path: path
             )
+        case .misdeclared(let error):
+            return ProvisionError(
+                code: error.code,
+                key: key,
+                message: "\(error.message), needed by \(dependents)",
+                hint: error.hint,
+                path: path
+            )
         case .onlyMultibound(let collection):
             let count = graph.vertices[collection].shape.keys.count
             let elementType = TypeName.describe(key.type)
