@@ -136,7 +136,7 @@ extension ProvisionError {
 
         /// In a debug build, a closure binding that declared the keys it resolves
         /// (``BindingBuilder/to(dependencies:_:)``, ``Injection/init(dependencies:_:)``) resolved a key it
-        /// didn't declare. Validation, diagrams and ``Injector/overriding(_:)-(any Module...)`` trust the
+        /// didn't declare. Validation, diagrams and ``Injector/overriding(_:)-(Module...)`` trust the
         /// declaration, so it must list every key the closure resolves (an optional `T?` is covered by
         /// `T`); the error names the binding and where it was declared. Release builds don't check.
         public static let undeclaredDependency = Code(.undeclaredDependency)

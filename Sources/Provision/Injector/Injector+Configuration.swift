@@ -37,7 +37,7 @@ extension Injector {
         /// another problem is then never created: the initializer throws one
         /// ``ProvisionError/Code/validationFailed`` error listing every problem, so a broken graph fails at
         /// start-up instead of at its first request in production. Nothing is constructed to find them.
-        /// A child injector (``Injector/makeChild(_:)``, ``Injector/overriding(_:)-(any Module...)``)
+        /// A child injector (``Injector/makeChild(_:)``, ``Injector/overriding(_:)-(Module...)``)
         /// checks its own bindings and the parent's bindings they reach. Modules installed later with
         /// ``Injector/install(_:)`` are not validated automatically; call ``Injector/validate()`` after
         /// installing. ``Injector/start()`` validates the whole graph again, whatever this says.

@@ -3,7 +3,7 @@ extension Injector {
     ///
     /// The new injector configures every module again and shares nothing with this one: its singletons
     /// (eager ones included) are built anew. This injector is unchanged. Use ``makeChild(_:)`` to share
-    /// singletons instead, or ``overriding(_:)-(any Module...)`` to replace some bindings and share every
+    /// singletons instead, or ``overriding(_:)-(Module...)`` to replace some bindings and share every
     /// singleton that doesn't depend on them.
     ///
     /// The modules are added as if the injector were created with all of them: one of them replaces a

@@ -63,8 +63,8 @@ extension Injector {
     /// ```
     ///
     /// - Parameter configure: Declares the replacing bindings.
-    /// - Returns: The derived injector (see ``overriding(_:)-(any Module...)``).
-    /// - Throws: What ``overriding(_:)-(any Module...)`` throws.
+    /// - Returns: The derived injector (see ``overriding(_:)-(Module...)``).
+    /// - Throws: What ``overriding(_:)-(Module...)`` throws.
     public func overriding(_ configure: @escaping @Sendable (Binder) throws -> Void) throws(ProvisionError)
         -> Injector
     {
@@ -72,7 +72,7 @@ extension Injector {
     }
 
     /// The injector that derived injectors (``with(_:)``, ``without(_:)``) take as their parent: the
-    /// parent, or for an injector made by ``overriding(_:)-(any Module...)``, its original's.
+    /// parent, or for an injector made by ``overriding(_:)-(Module...)``, its original's.
     var moduleParent: Injector? {
         guard let derivation else { return parent }
         return derivation.original.moduleParent
@@ -95,7 +95,7 @@ extension Injector {
         return keys
     }
 
-    /// The bindings of an injector made by ``overriding(_:)-(any Module...)``: the replacements, and the
+    /// The bindings of an injector made by ``overriding(_:)-(Module...)``: the replacements, and the
     /// original's bindings that depend on them, configured again for this injector. Returns the keys to
     /// build eagerly.
     func installOverrides(_ derivation: Derivation) throws(ProvisionError) -> [Binder.EagerKey] {
@@ -165,7 +165,7 @@ extension Injector {
     }
 
     /// Whether a lookup in this injector may take `node`, found under `key` in `owner`, an ancestor:
-    /// always, except in an injector made by ``overriding(_:)-(any Module...)``, which makes its own
+    /// always, except in an injector made by ``overriding(_:)-(Module...)``, which makes its own
     /// just-in-time binding for a key whose binding in the original depends on an overridden key.
     func shares(_ node: some AnyNode, for key: BindingKey, foundIn owner: Injector) -> Bool {
         guard let derivation, owner === derivation.original, node.isJustInTime else { return true }
@@ -173,7 +173,7 @@ extension Injector {
     }
 }
 
-/// What an injector made by ``Injector/overriding(_:)-(any Module...)`` knows about the injector it was
+/// What an injector made by ``Injector/overriding(_:)-(Module...)`` knows about the injector it was
 /// derived from.
 final class Derivation: Sendable {
     /// The injector derived from: the derived injector's parent.
@@ -233,7 +233,7 @@ final class Derivation: Sendable {
 }
 
 /// Which of an injector's bindings depend on a set of overridden keys: the bindings an injector derived
-/// with ``Injector/overriding(_:)-(any Module...)`` must re-create rather than share.
+/// with ``Injector/overriding(_:)-(Module...)`` must re-create rather than share.
 ///
 /// Walks the original's own bindings (and the just-in-time bindings their dependencies would make),
 /// records who depends on whom, then marks everything that reaches an overridden key, through any

@@ -18,7 +18,7 @@
 /// Modules are configured in order; a key is bound once, unless a later module replaces an earlier
 /// module's binding on purpose with ``Binder/override(_:named:fileID:line:)``. Bindings can also be
 /// added to a running injector with ``install(_:)`` while other threads resolve. Derive new injectors
-/// with ``with(_:)``, ``without(_:)``, ``makeChild(_:)`` and, for tests, ``overriding(_:)-(any Module...)``.
+/// with ``with(_:)``, ``without(_:)``, ``makeChild(_:)`` and, for tests, ``overriding(_:)-(Module...)``.
 ///
 /// Every method is thread-safe. Singletons are built exactly once per injector, even when many threads
 /// request an unbuilt singleton at the same moment. See the "Thread safety" article for the design.
@@ -31,7 +31,7 @@ public final class Injector: Sendable {
     public let modules: [any Module]
 
     /// For each of ``modules``, whether every binding it declares is an override: the modules given to
-    /// ``overriding(_:)-(any Module...)``, kept so that an injector derived again configures them the
+    /// ``overriding(_:)-(Module...)``, kept so that an injector derived again configures them the
     /// same way.
     let overridingModules: [Bool]
 
@@ -47,7 +47,7 @@ public final class Injector: Sendable {
     /// Started services, built singletons, and whether the injector still builds (see `shutdown()`).
     @usableFromInline let lifecycle = InjectorLifecycle()
 
-    /// For an injector made by ``overriding(_:)-(any Module...)``: the injector it was derived from (its
+    /// For an injector made by ``overriding(_:)-(Module...)``: the injector it was derived from (its
     /// ``parent``) and what it shares with it; `nil` otherwise.
     let derivation: Derivation?
 
@@ -90,7 +90,7 @@ public final class Injector: Sendable {
     /// - Parameters:
     ///   - overridingModules: For each of `modules`, whether all its bindings are overrides (see
     ///     ``Binder/override(_:named:fileID:line:)``); none when empty.
-    ///   - derivation: For ``overriding(_:)-(any Module...)``: the original, which is `parent`, and what
+    ///   - derivation: For ``overriding(_:)-(Module...)``: the original, which is `parent`, and what
     ///     depends on the overridden keys.
     init(
         modules: [any Module],

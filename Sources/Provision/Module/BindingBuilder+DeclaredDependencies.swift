@@ -11,7 +11,7 @@ extension BindingBuilder {
     /// A closure's dependencies are only known when it runs, so ``Injector/validate()`` lists a plain
     /// closure binding as not statically checked. With declared dependencies it checks them like a
     /// constructor's: each must be bound, and none may lead back to this binding. Validation (and
-    /// ``Injector/overriding(_:)-(any Module...)``) trusts the declaration, so a debug build enforces it:
+    /// ``Injector/overriding(_:)-(Module...)``) trusts the declaration, so a debug build enforces it:
     /// a request through the resolver for a key not declared (an optional `T?` of a declared `T` is
     /// fine) throws ``ProvisionError/Code/undeclaredDependency``, naming this binding's declaration.
     /// Release builds don't check: resolution costs the same as without a declaration.

@@ -64,7 +64,7 @@ extension Injector {
 
     /// Validates a new injector before its eager singletons are built (when its configuration asks).
     ///
-    /// A child (or an injector derived with ``overriding(_:)-(any Module...)``) checks its own bindings
+    /// A child (or an injector derived with ``overriding(_:)-(Module...)``) checks its own bindings
     /// and the ancestors' bindings they reach, not every binding of its ancestors: those were there
     /// before it, so a child made per request costs what its own bindings cost, not its parent's graph.
     /// A child of a shut-down injector is not validated: every request it gets reports the shutdown.
