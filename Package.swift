@@ -12,6 +12,10 @@ let package = Package(
         // A Swift Testing trait giving each test an injector of its own: it imports Testing, which the
         // Provision library (linked into services) must not.
         .library(name: "ProvisionTesting", targets: ["ProvisionTesting"]),
+        // A span per singleton build and around start()/shutdown(), on swift-distributed-tracing.
+        .library(name: "ProvisionTracing", targets: ["ProvisionTracing"]),
+        // Builds, failures, waits and cycle errors as swift-metrics counters and timers.
+        .library(name: "ProvisionMetrics", targets: ["ProvisionMetrics"]),
         .executable(name: "di-bench", targets: ["DIBench"]),
         .executable(name: "provision-stress", targets: ["ProvisionStress"]),
         .executable(name: "job-daemon", targets: ["JobDaemon"]),
@@ -19,8 +23,11 @@ let package = Package(
     dependencies: [
         // The Provision library itself depends on nothing. swift-log is for ProvisionLogging (and comes
         // with swift-service-lifecycle), swift-service-lifecycle for ProvisionServiceLifecycle and the
-        // example daemon; the others are for the benchmark.
+        // example daemon, swift-distributed-tracing for ProvisionTracing, swift-metrics for
+        // ProvisionMetrics; the others are for the benchmark.
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", exact: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
@@ -57,6 +64,14 @@ let package = Package(
         ),
         .executableTarget(name: "ProvisionStress", dependencies: ["Provision"]),
         .target(name: "ProvisionTesting", dependencies: ["Provision"]),
+        .target(
+            name: "ProvisionTracing",
+            dependencies: ["Provision", .product(name: "Tracing", package: "swift-distributed-tracing")]
+        ),
+        .target(
+            name: "ProvisionMetrics",
+            dependencies: ["Provision", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         // The example daemon of the article "Writing a daemon with Provision".
         .executableTarget(
             name: "JobDaemon",
@@ -82,6 +97,24 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ProvisionTestingTests", dependencies: ["Provision", "ProvisionTesting"]),
+        .testTarget(
+            name: "ProvisionTracingTests",
+            dependencies: [
+                "Provision",
+                "ProvisionTracing",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "ProvisionMetricsTests",
+            dependencies: [
+                "Provision",
+                "ProvisionMetrics",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(
             name: "ProvisionServiceLifecycleTests",
             dependencies: [

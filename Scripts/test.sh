@@ -20,8 +20,9 @@ fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
 for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/ProvisionTesting \
-    Sources/JobDaemon Tests/ProvisionTests Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests \
-    Tests/ProvisionTestingTests Benchmarks/DIBench; do
+    Sources/ProvisionTracing Sources/ProvisionMetrics Sources/JobDaemon Tests/ProvisionTests \
+    Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests Tests/ProvisionTestingTests \
+    Tests/ProvisionTracingTests Tests/ProvisionMetricsTests Benchmarks/DIBench; do
     need_dir "$dir"
 done
 

@@ -79,4 +79,21 @@ struct LoggingResolutionObserverTests {
         #expect(entry.metadata["provision.event"]?.description == "failed")
         #expect((entry.error as? ProvisionError)?.code == .factoryFailed)
     }
+
+    @Test("a request that fails while its binding is linked is logged with its error at the failure level")
+    func linkFailures() throws {
+        let (logger, handler) = logger(level: .debug)
+        let injector = try Injector(
+            modules: [ClosureModule { $0.bind(LoggedCar.self).to(LoggedCar.init(engine:)) }],
+            configuration: Injector.Configuration(
+                validatesOnCreation: false, observer: LoggingResolutionObserver(logger: logger))
+        )
+        #expect(throws: ProvisionError.self) { try injector.get(LoggedCar.self) }
+        let entry = try #require(handler.entries.first)
+        #expect(handler.entries.count == 1)
+        #expect(entry.level == .debug)
+        #expect(entry.metadata["provision.event"]?.description == "link failed")
+        #expect(entry.message.description == "link failed LoggedCar (transient): not bound")
+        #expect((entry.error as? ProvisionError)?.code == .notBound)
+    }
 }

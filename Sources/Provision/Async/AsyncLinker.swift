@@ -19,7 +19,7 @@ struct AsyncLinker: Sendable {
         if let plan = node.plan {
             syncPlan = plan
         } else {
-            syncPlan = try Linker().link(node)
+            syncPlan = try node.linkReportingFailure()
         }
         let traits = node.traits
         let sync = PlanReference(syncPlan)

@@ -30,6 +30,20 @@ extension Node {
     }
 }
 
+extension Node {
+    /// Links the node (and its static dependencies): the first request's step. A failure is reported to
+    /// the injector's observer, if any, as ``ResolutionEvent/Kind-swift.struct/linkFailed``, then thrown.
+    func linkReportingFailure() throws(ProvisionError) -> Plan<T> {
+        do {
+            return try Linker().link(self)
+        } catch {
+            injector.configuration.observer?.receive(
+                ResolutionEvent(kind: .linkFailed, key: key, scope: scope, duration: .zero, error: error))
+            throw error
+        }
+    }
+}
+
 extension ResolutionEvent {
     /// The event for one build: `built`, or `failed` with its error, timed from `started`. Made by the
     /// default build hooks of ``ResolutionObserver``.

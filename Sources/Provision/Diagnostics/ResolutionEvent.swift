@@ -10,6 +10,7 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
             case built
             case failed
             case waitedForSingleton
+            case linkFailed
         }
 
         private let value: Value
@@ -32,12 +33,22 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
         /// ``ResolutionEvent/duration`` is the time it waited.
         public static let waitedForSingleton = Kind(.waitedForSingleton)
 
-        /// The kind in words: `built`, `failed`, `waited for singleton`.
+        /// A request failed while its binding was first linked, before anything was built: a binding
+        /// it needs is missing, or the bindings form a cycle. The ``ResolutionEvent/error`` holds the
+        /// error (its path and, for several missing bindings, each of them); the
+        /// ``ResolutionEvent/duration`` is zero. Reported once per failing request, by the binding
+        /// requested (which may be a dependency linked when a build first needed it, inside that
+        /// build). An injector validated on creation rarely reports one: validation found such
+        /// problems before it existed.
+        public static let linkFailed = Kind(.linkFailed)
+
+        /// The kind in words: `built`, `failed`, `waited for singleton`, `link failed`.
         public var description: String {
             switch value {
             case .built: "built"
             case .failed: "failed"
             case .waitedForSingleton: "waited for singleton"
+            case .linkFailed: "link failed"
             }
         }
     }
@@ -54,7 +65,8 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
     /// How long the build (including its dependencies) or the wait took.
     public let duration: Duration
 
-    /// For a ``Kind/failed`` event, the error the build threw; `nil` otherwise.
+    /// For a ``Kind-swift.struct/failed`` or ``Kind-swift.struct/linkFailed`` event, the error; `nil`
+    /// otherwise.
     public let error: ProvisionError?
 
     /// Creates an event (for tests of observers; injectors create the events they report).
@@ -73,10 +85,13 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
         self.error = error
     }
 
-    /// One line: `built Car (transient) in 1.2 µs`, `failed Car (transient) after 3.0 µs: not bound`.
+    /// One line: `built Car (transient) in 1.2 µs`, `failed Car (transient) after 3.0 µs: not bound`,
+    /// `link failed Car (transient): cycle`.
     public var description: String {
         let time = ResolutionEvent.describe(duration)
         switch kind {
+        case .linkFailed:
+            return "\(kind) \(key) (\(scope))\(error.map { ": \($0.code)" } ?? "")"
         case .failed:
             let code = error.map { ": \($0.code)" } ?? ""
             return "\(kind) \(key) (\(scope)) after \(time)\(code)"

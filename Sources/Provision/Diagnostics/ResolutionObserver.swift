@@ -26,7 +26,9 @@
 ///
 /// What is reported: every value a binding's plan builds (constructors, closures, multibinding
 /// collections, bindings with arguments resolved with their defaults), in the injector whose binding
-/// builds it. Instance bindings and handles (`Provider`, `Lazy`, `ObjectFactory`) build nothing and
+/// builds it; every request that fails while its binding is first linked, before anything is built
+/// (``ResolutionEvent/Kind-swift.struct/linkFailed``); and, through
+/// ``observeLifecycle(_:_:)``, the injector's start, shutdown and each service's hooks. Instance bindings and handles (`Provider`, `Lazy`, `ObjectFactory`) build nothing and
 /// report nothing; a request that passes resolve-time arguments (``Injector/get(_:named:arguments:)``)
 /// is not reported either.
 ///
@@ -98,11 +100,37 @@ public protocol ResolutionObserver: AnyObject, Sendable {
         scope: Scope,
         _ build: () async throws(ProvisionError) -> T
     ) async throws(ProvisionError) -> T
+
+    /// Runs one step of the injector's lifecycle: ``Injector/start()``, ``Injector/shutdown()``, or one
+    /// service's start or stop hook inside them. The observer calls `body` exactly once and throws what
+    /// it throws: a tracer opens a span around it.
+    ///
+    /// The default implementation runs `body`.
+    ///
+    /// - Parameters:
+    ///   - operation: The step; its ``LifecycleOperation/key`` names the service of a service's hook.
+    ///   - body: The step itself. A service's hook runs inside its injector's `start` or `shutdown`, so
+    ///     the calls nest.
+    /// - Throws: The error `body` throws: ``Injector/start()``'s and ``Injector/shutdown()``'s own
+    ///   errors, or a service's hook failure (``ProvisionError/Code/startFailed`` and
+    ///   ``ProvisionError/Code/stopFailed`` collect those afterwards).
+    func observeLifecycle(
+        _ operation: LifecycleOperation,
+        _ body: () async throws(ProvisionError) -> Void
+    ) async throws(ProvisionError)
 }
 
 extension ResolutionObserver {
     /// Does nothing.
     public func receive(_ event: ResolutionEvent) {}
+
+    /// Runs `body`.
+    public func observeLifecycle(
+        _ operation: LifecycleOperation,
+        _ body: () async throws(ProvisionError) -> Void
+    ) async throws(ProvisionError) {
+        try await body()
+    }
 
     /// Runs `build`, then delivers a `built` or `failed` event with its duration to ``receive(_:)``.
     public func observeBuild<T>(

@@ -32,6 +32,36 @@ extension Injector {
     ///   ``ProvisionError/Code/invalidLifecycle`` when the injector was started already;
     ///   ``ProvisionError/Code/shutDown`` after ``shutdown()``.
     public func start() async throws(ProvisionError) {
+        try await observing(.start) { () async throws(ProvisionError) in try await startServices() }
+    }
+
+    /// Runs `body`, through the observer's ``ResolutionObserver/observeLifecycle(_:_:)`` when there is
+    /// one.
+    private func observing(
+        _ operation: LifecycleOperation,
+        _ body: () async throws(ProvisionError) -> Void
+    ) async throws(ProvisionError) {
+        guard let observer = configuration.observer else { return try await body() }
+        try await observer.observeLifecycle(operation, body)
+    }
+
+    /// Runs a service's start or stop hook (`hook`, which returns its failure), through the observer's
+    /// ``ResolutionObserver/observeLifecycle(_:_:)`` when there is one; returns the failure.
+    private func observingHook(_ operation: LifecycleOperation, _ hook: () async -> ProvisionError?) async
+        -> ProvisionError?
+    {
+        do throws(ProvisionError) {
+            try await observing(operation) { () async throws(ProvisionError) in
+                if let failure = await hook() { throw failure }
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// ``start()``'s work.
+    private func startServices() async throws(ProvisionError) {
         try lifecycle.state.withLock { state throws(ProvisionError) in
             switch state.phase {
             case .idle: state.phase = .starting
@@ -96,7 +126,9 @@ extension Injector {
                     ScheduleProbe.step(.phaseChanged)
                     var failure: ProvisionError?
                     if let start = service.start {
-                        failure = await HookRunner.run(start, for: service.key, "starting", timeout: timeout)
+                        failure = await self.observingHook(.startService(service.key)) {
+                            await HookRunner.run(start, for: service.key, "starting", timeout: timeout)
+                        }
                     }
                     // Recorded the moment the hook returns: the stop order is the exact reverse.
                     if failure == nil {
@@ -155,9 +187,11 @@ extension Injector {
         var failures: [ProvisionError] = []
         for service in services.reversed() {
             guard let stop = service.stop else { continue }
-            if let failure = await HookRunner.run(
-                stop, for: service.key, "stopping", timeout: configuration.lifecycleHookTimeout)
-            {
+            let timeout = configuration.lifecycleHookTimeout
+            if let failure = await observingHook(
+                .stopService(service.key),
+                { await HookRunner.run(stop, for: service.key, "stopping", timeout: timeout) }
+            ) {
                 failures.append(failure)
             }
         }
@@ -185,6 +219,11 @@ extension Injector {
     ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every stop hook and disposal that failed.
     public func shutdown() async throws(ProvisionError) {
+        try await observing(.shutdown) { () async throws(ProvisionError) in try await stopEverything() }
+    }
+
+    /// ``shutdown()``'s work.
+    private func stopEverything() async throws(ProvisionError) {
         enum Role {
             case shutsDown
             case waits

@@ -364,7 +364,7 @@ final class Node<T>: AnyNode {
     /// Links the node (and its static dependencies) and runs the plan: the first request's path.
     @usableFromInline
     func linkAndMake(_ context: ResolutionContext) throws(ProvisionError) -> T {
-        try Linker().link(self).make(context)
+        try linkReportingFailure().make(context)
     }
 
     /// Resolves through this node: the generic slow path, for lookups that missed the fast path.
