@@ -300,7 +300,7 @@ final class Node<T>: AnyNode {
     /// ones.
     @usableFromInline @inline(never)
     func linkAndResolve(_ context: ResolutionContext) throws(ProvisionError) -> T {
-        let plan = try Linker().link(self)
+        let plan = try linkReportingFailure()
         let program = linkedProgram.load(ordering: .acquiring)
         if program > ProgramState.none {
             return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)

@@ -42,6 +42,9 @@ extension Optional: OptionalType {
                     // or a gate below it.
                     let plan = try linker.plan(for: target, as: Wrapped.self, below: node)
                     return .async(AsyncPlan { context throws(ProvisionError) in .some(try await plan.make(context)) })
+                case .program:
+                    // A program calls this binding's plan.
+                    return .noForm
                 }
             },
             instance: nil
