@@ -15,11 +15,34 @@
 /// let golf = try injector.get(ConfigurableCar.self)   // the defaults
 /// ```
 ///
-/// Arguments are checked against the declaration when the request is made: a wrong count or type
-/// throws ``ProvisionError/Code/argumentMismatch`` naming both signatures. A request without
-/// arguments (or a dependency on the type) uses the declared defaults, and fails with
+/// Arguments are checked against the declaration when the request is made, and converted as a call
+/// would convert them: a `String` where `String?` is declared, an instance of a subclass where its class
+/// is, a value where a protocol it conforms to is. A wrong count or type throws
+/// ``ProvisionError/Code/argumentMismatch`` naming both signatures. A request without arguments (or a
+/// dependency on the type) uses the declared defaults, and fails with
 /// ``ProvisionError/Code/argumentMismatch`` when there are none. Arguments only matter when an
 /// instance is built: a singleton built once ignores the arguments of later requests.
+///
+/// A type can be bound once per argument list, as Swinject registers a factory per argument types:
+///
+/// ```swift
+/// binder.bind((any Animal).self).to { Cat(name: "Tom") }
+/// binder.bind((any Animal).self).withArguments(String.self).to { _, name in Cat(name: name) }
+/// binder.bind((any Animal).self).withArguments(String.self, Int.self).to { _, name, age in
+///     Cat(name: name, age: age)
+/// }
+///
+/// let tom = try injector.get((any Animal).self)                        // the binding without arguments
+/// let kit = try injector.get((any Animal).self, arguments: "Kit", 2)   // (String, Int)
+/// ```
+///
+/// A request takes the binding of its arguments' types (or the one binding they convert to); a request
+/// without arguments, and a dependency on the type, take the binding without arguments, or else the
+/// first one with defaults. Arguments that match none throw ``ProvisionError/Code/argumentMismatch``
+/// listing every argument list the type is bound with. One argument list is bound once: a second binding
+/// of it is a ``ProvisionError/Code/duplicateBinding`` (a later module replaces it with
+/// ``Binder/override(_:named:fileID:line:)``). The binding first chosen for a type serves its requests
+/// fastest; the others cost a lookup more.
 public struct ArgumentBindingBuilder<T, each Argument> {
     @usableFromInline let binder: Binder
     @usableFromInline let index: Int

@@ -71,6 +71,15 @@ final class ArgumentFactory<T, each Argument>: Sendable {
         }
         return "(" + names.joined(separator: ", ") + ")"
     }
+
+    /// The number of arguments.
+    static var arity: Int {
+        var count = 0
+        for _ in repeat (each Argument).self {
+            count += 1
+        }
+        return count
+    }
 }
 
 /// What a node knows about its binding's arguments, without the argument types.

@@ -6,15 +6,19 @@ extension Injector {
     /// ```
     ///
     /// The binding must be declared with ``BindingBuilder/withArguments(_:)`` and matching argument
-    /// types, or delegate with ``BindingBuilder/to(binding:named:)`` to such a binding, which then
-    /// receives the arguments. For a singleton that is already built, the arguments are ignored.
+    /// types (or types the arguments convert to: a value where an optional is declared, a subclass, a
+    /// conforming value), or delegate with ``BindingBuilder/to(binding:named:)`` to such a binding, which
+    /// then receives the arguments. A type bound with several argument lists is built by the binding of
+    /// the arguments' types (see ``ArgumentBindingBuilder``). For a singleton that is already built, the
+    /// arguments are ignored.
     ///
     /// - Parameters:
     ///   - type: The type to resolve.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
     ///   - arguments: The arguments, in the declared order.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/argumentMismatch`` (wrong count or
-    ///   types, or a binding without arguments), or any error resolving the type throws.
+    ///   types, or a binding without arguments; the message lists the argument lists the type is bound
+    ///   with), or any error resolving the type throws.
     @inlinable
     public func get<T, each Argument>(
         _ type: T.Type = T.self,
@@ -30,7 +34,8 @@ extension Injector {
         if let raw = lookup.node(for: key) {
             let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque()).takeUnretainedValue()
             if node.cell == nil, let options = node.options, let info = options.arguments,
-                Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self
+                Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self,
+                !Injector.checksDeclaration(of: node)
             {
                 try StackGuard.check(key)
                 return try buildTransient(
@@ -65,22 +70,41 @@ extension Injector {
     }
 
     /// ``get(_:named:arguments:)`` for every request: through parent injectors and just-in-time
-    /// bindings, singletons, delegations, and the errors of mismatched arguments.
+    /// bindings, singletons, delegations, the variants of a key bound with several argument lists,
+    /// arguments converted to the declared types, and the errors of mismatched arguments.
     @usableFromInline
     func resolve<T, each Argument>(
         _ key: BindingKey,
         as type: T.Type,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
-        guard let node = lookup(key, as: type) else {
+        try resolve(key, as: type, in: nil, arguments: repeat each arguments)
+    }
+
+    /// ``resolve(_:as:arguments:)`` for a request made in `request`'s scope (a handle created in a
+    /// ``ServiceScope``), or outside any scope when it is `nil`.
+    func resolve<T, each Argument>(
+        _ key: BindingKey,
+        as type: T.Type,
+        in request: ResolutionRequest?,
+        arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
+        typealias Factory = ArgumentFactory<T, repeat each Argument>
+        guard let primary = lookup(key, as: type) else {
             throw missing(key, path: [key])
+        }
+        // The binding of these argument types: the key's primary binding, or the variant of the key that
+        // takes them (see ArgumentVariants).
+        var node = primary
+        if !Injector.takes(primary, Factory.self),
+            let variant = lookup(ArgumentVariants.key(key, requestedWith: Factory.self) { Factory.signature }, as: type)
+        {
+            node = variant
         }
         if let value = node.cell?.value { return value }
         // A request with arguments recurses through forwarding and its factory's resolver, not through
         // linked plans: check the stack at each level.
         try StackGuard.check(key)
-        // Built only for an error: formatting type names costs microseconds.
-        var given: String { ArgumentFactory<T, repeat each Argument>.signature }
         guard let options = node.options, let info = options.arguments else {
             if let forwarding = node.options?.forwarding {
                 // Linking the delegation checks its chain of targets for a cycle (which forwarding the
@@ -95,30 +119,184 @@ extension Injector {
                 guard let cell = node.cell else { return try call.run() }
                 return try cell.build(.root) { _ throws(ProvisionError) in try call.run() }
             }
-            throw ProvisionError.argumentMismatch(
-                key,
-                expected: "()",
-                given: given,
-                reason: "its binding takes no arguments"
-            )
+            // No arguments given to a binding that takes none: an ordinary request.
+            if Factory.arity == 0 { return try node.resolve(ResolutionContext(frame: nil, request: request)) }
+            return try converting(key, as: type, in: request, Factory.self, arguments: repeat each arguments)
         }
         // An identity comparison of the factory's class instead of a dynamic cast (`as?` on a generic
         // class with a pack goes through the runtime's conformance and cast machinery, ~1 µs).
-        guard Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self else {
-            throw ProvisionError.argumentMismatch(
-                key,
-                expected: info.signature,
-                given: given,
-                reason: "the arguments don't match the declared ones"
-            )
+        guard Swift.type(of: info.factory) == Factory.self else {
+            return try converting(key, as: type, in: request, Factory.self, arguments: repeat each arguments)
         }
-        let factory = unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self)
-        guard let cell = node.cell else { return try buildTransient(key, factory, options, repeat each arguments) }
+        return try build(
+            node, unsafeDowncast(info.factory, to: Factory.self), options, in: request, repeat each arguments)
+    }
+
+    /// Whether requests for `node` check its factory's declared dependencies (debug builds, a factory
+    /// that declared them): they take the general path, which gives the factory a checking resolver.
+    @inlinable @inline(__always)
+    static func checksDeclaration<T>(of node: Node<T>) -> Bool {
+        #if DEBUG
+            if case .declared = node.dependencies { return true }
+        #endif
+        return false
+    }
+
+    /// Whether `node`'s binding takes exactly the arguments of `factory`.
+    private static func takes<T, Factory>(_ node: Node<T>, _ factory: Factory.Type) -> Bool {
+        guard let info = node.options?.arguments else { return false }
+        return ObjectIdentifier(Swift.type(of: info.factory)) == ObjectIdentifier(factory)
+    }
+
+    /// Builds `node`'s value (a binding with arguments, whose factory is `factory`) from `arguments`: a
+    /// new instance of a transient binding, or a singleton's, built once.
+    func build<T, each Argument>(
+        _ node: Node<T>,
+        _ factory: ArgumentFactory<T, repeat each Argument>,
+        _ options: RecipeOptions,
+        in request: ResolutionRequest?,
+        _ arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
+        let key = node.key
+        guard let cell = node.cell else {
+            let root = ResolutionContext(frame: options.rootFrame(for: key), request: request)
+            return try Recipe.build(key, factory, resolver(for: node, in: root), repeat each arguments)
+        }
         // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
         // the closure: Swift 6.3's compiler crashes on pack operations inside a closure here.
         let call = ArgumentCall(key: key, factory: factory, arguments: repeat each arguments)
         return try cell.build(.root) { context throws(ProvisionError) in
-            try call.run(Resolver(injector: self, context: context))
+            try call.run(self.resolver(for: node, in: context))
+        }
+    }
+
+    /// The resolver of a factory of `node` running in `context`: in a debug build, one that checks its
+    /// requests against the dependencies the factory declared (see ``DependencyDeclaration``).
+    func resolver<T>(for node: Node<T>, in context: ResolutionContext) -> Resolver {
+        #if DEBUG
+            Resolver(injector: self, context: context, declaration: node.dependencyDeclaration)
+        #else
+            Resolver(injector: self, context: context)
+        #endif
+    }
+
+    /// A request whose arguments are not exactly those of any binding of `key`: built by the one binding
+    /// whose declared types they convert to, as they would at a call (a value where an optional is
+    /// declared, an instance of a subclass, a value of a type where a protocol is declared).
+    ///
+    /// - Throws: `argumentMismatch` listing every argument list `key` is bound with, when none or several
+    ///   of them take the arguments.
+    private func converting<T, each Argument>(
+        _ key: BindingKey,
+        as type: T.Type,
+        in request: ResolutionRequest?,
+        _ factory: ArgumentFactory<T, repeat each Argument>.Type,
+        arguments: repeat each Argument
+    ) throws(ProvisionError) -> T {
+        var values: [Any] = []
+        for argument in repeat each arguments {
+            values.append(argument)
+        }
+        var matches: [(node: Node<T>, factory: any ConvertingArgumentFactory)] = []
+        for node in argumentBindings(of: key, as: type) {
+            if let candidate = node.options?.arguments?.factory as? any ConvertingArgumentFactory,
+                candidate.accepts(values)
+            {
+                matches.append((node, candidate))
+            }
+        }
+        guard matches.count == 1, let (node, candidate) = matches.first else {
+            let lists = ArgumentVariants.signatures(of: key, in: self)
+            let reason: String
+            if lists == ["()"] {
+                reason = "its binding takes no arguments"
+            } else if matches.isEmpty {
+                reason =
+                    lists.count == 1
+                    ? "the arguments don't match the declared ones, nor convert to them"
+                    : "the arguments are none of the declared lists, nor convert to one"
+            } else {
+                reason =
+                    "the arguments convert to \(matches.count) of the declared lists; pass them as one list's types"
+            }
+            throw ProvisionError.argumentMismatch(
+                key, expected: Injector.alternatives(lists), given: factory.signature, reason: reason)
+        }
+        if let value = node.cell?.value { return value }
+        guard let built = try candidate.build(converting: values, node: node, in: request) as? T else {
+            throw ProvisionError.typeMismatch(key, value: "another type", at: nil)
+        }
+        return built
+    }
+
+    /// `a`, `a or b`, `a, b or c`.
+    private static func alternatives(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.first ?? "()" }
+        return items.dropLast().joined(separator: ", ") + " or " + last
+    }
+
+    /// The nodes of `key`'s bindings with arguments: its primary binding, if it takes arguments, and each
+    /// variant (see ArgumentVariants), as this injector finds them.
+    private func argumentBindings<T>(of key: BindingKey, as type: T.Type) -> [Node<T>] {
+        var nodes: [Node<T>] = []
+        if let primary = lookup(key, as: type), primary.options?.arguments != nil { nodes.append(primary) }
+        var current: Injector? = self
+        var seen: Set<BindingKey> = []
+        while let owner = current {
+            for node in owner.registry.nodes where node.key.id == key.id && seen.insert(node.key).inserted {
+                if let (_, name) = ArgumentVariants.parts(of: node.key), name == key.name,
+                    let variant = lookup(node.key, as: type)
+                {
+                    nodes.append(variant)
+                }
+            }
+            current = owner.parent
+        }
+        return nodes
+    }
+}
+
+/// An ``ArgumentFactory`` seen without its types: for a request whose arguments must be converted.
+protocol ConvertingArgumentFactory: AnyObject, Sendable {
+    /// Whether `values` convert to the declared argument types, in order.
+    func accepts(_ values: [Any]) -> Bool
+
+    /// Builds `node`'s value (a `Node<T>` of this factory) from `values`, converted.
+    func build(converting values: [Any], node: any AnyNode, in request: ResolutionRequest?) throws(ProvisionError)
+        -> Any
+}
+
+extension ArgumentFactory: ConvertingArgumentFactory {
+    func accepts(_ values: [Any]) -> Bool {
+        converted(values) != nil
+    }
+
+    func build(converting values: [Any], node: any AnyNode, in request: ResolutionRequest?) throws(ProvisionError)
+        -> Any
+    {
+        guard let node = node as? Node<T>, let arguments = converted(values), let options = node.options else {
+            throw ProvisionError.typeMismatch(node.key, value: "another binding", at: nil)
+        }
+        return try node.injector.build(node, self, options, in: request, repeat each arguments)
+    }
+
+    /// `values` converted to the declared argument types, or `nil` when one of them doesn't convert (or
+    /// their count differs).
+    func converted(_ values: [Any]) -> (repeat each Argument)? {
+        guard values.count == Self.arity else { return nil }
+        var index = 0
+        func next<A>(_ type: A.Type) throws(ConversionFailure) -> A {
+            defer { index += 1 }
+            guard let value = values[index] as? A else { throw ConversionFailure() }
+            return value
+        }
+        do throws(ConversionFailure) {
+            return (repeat try next((each Argument).self))
+        } catch {
+            return nil
         }
     }
 }
+
+/// An argument that doesn't convert to its declared type.
+private struct ConversionFailure: Error {}

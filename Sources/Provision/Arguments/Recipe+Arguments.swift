@@ -11,6 +11,10 @@ extension Recipe {
                 let injector = node.injector
                 // As for a closure binding: a singleton's build pushed the key already.
                 let tracksPath = node.scope.kind == .transient
+                #if DEBUG
+                    // Debug builds check the factory's requests against its declaration, if any.
+                    let declaration = node.dependencyDeclaration
+                #endif
                 // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
                 let plan = node.scoped(
                     Plan { [unowned injector] context throws(ProvisionError) in
@@ -27,12 +31,12 @@ extension Recipe {
                             )
                         }
                         let values = defaults()
-                        return try Recipe.build(
-                            key,
-                            factory,
-                            Resolver(injector: injector, context: inner),
-                            repeat each values
-                        )
+                        #if DEBUG
+                            let resolver = Resolver(injector: injector, context: inner, declaration: declaration)
+                        #else
+                            let resolver = Resolver(injector: injector, context: inner)
+                        #endif
+                        return try Recipe.build(key, factory, resolver, repeat each values)
                     }
                 )
                 return .sync(plan)

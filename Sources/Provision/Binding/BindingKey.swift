@@ -46,11 +46,15 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The key in Swift syntax: `Car`, `any Store`, `Headlight named "left"`; a multibinding element's
-    /// key as `any Plugin (multibinding element)`.
+    /// key as `any Plugin (multibinding element)`, and the key of one of several bindings of a type that
+    /// differ by their arguments as `any Animal with arguments (String, Int)`.
     public var description: String {
         let typeName = TypeName.describe(type)
         guard let name else { return typeName }
         if Binder.isElementKey(self) { return "\(typeName) (multibinding element)" }
+        if let (signature, own) = ArgumentVariants.parts(of: self) {
+            return "\(typeName) with arguments \(signature)" + (own.map { " named \"\($0)\"" } ?? "")
+        }
         return "\(typeName) named \"\(name)\""
     }
 }

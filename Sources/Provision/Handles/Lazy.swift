@@ -19,7 +19,9 @@ public import Synchronization
 /// time: the first reader resolves it (with no lock held) and the others wait for that read and get its
 /// outcome. If the read fails, the readers that waited for it get its error, and the next read tries
 /// again. Like ``Provider``, a lazy handle refers to its injector weakly and resolves in the injector
-/// that created it.
+/// that created it, and in the ``ServiceScope`` it was created in, if any: a `Lazy<Customer>` held by a
+/// scoped service reads that scope's customer. A binding with arguments is resolved with its defaults;
+/// ``Provider/lazy(arguments:)`` makes a handle that resolves it from given arguments.
 ///
 /// Reading a handle while that same handle is resolving its value on the same thread — from the
 /// initializer or factory of `T`, or from anything they build — is a ``ProvisionError/Code/cycle``
@@ -48,12 +50,15 @@ public final class Lazy<T: Sendable>: Sendable {
     @usableFromInline let published = Atomic<UInt>(0)
 
     private let provider: Provider<T>
+    /// For a handle made by ``Provider/lazy(arguments:)``: resolves the value from those arguments.
+    private let resolveWithArguments: (@Sendable () throws(ProvisionError) -> T)?
     /// Protects the state; held for bookkeeping only, never while the value is resolved or a reader
     /// waits, and no other lock is taken under it.
     private let state = Locked<State>(.unresolved)
 
-    init(provider: Provider<T>) {
+    init(provider: Provider<T>, resolve: (@Sendable () throws(ProvisionError) -> T)? = nil) {
         self.provider = provider
+        self.resolveWithArguments = resolve
     }
 
     deinit {
@@ -101,10 +106,19 @@ public final class Lazy<T: Sendable>: Sendable {
     private func read(in injector: Injector) throws(ProvisionError) -> T {
         let key = provider.key
         let node = try injector.node(unbound: key, as: T.self)
+        // In the scope the handle was made in, if any (see WeakInjector).
+        let context = provider.injector.context
+        // The value: from the handle's arguments, or the binding's own (its defaults, for a binding
+        // with arguments).
+        let withArguments = resolveWithArguments
+        let resolve = { () throws(ProvisionError) -> T in
+            if let withArguments { return try withArguments() }
+            return try node.resolve(context)
+        }
         guard node.cell == nil else {
             // A singleton (or instance) binding needs no gate of its own: the singleton's gate builds it
             // once, catches a read that re-enters its build, and puts waits in the waits-for graph.
-            let value = try node.resolve(.root)
+            let value = try resolve()
             state.withLock { state in
                 if case .unresolved = state { self.resolve(&state, to: value) }
             }
@@ -139,7 +153,7 @@ public final class Lazy<T: Sendable>: Sendable {
             case .read:
                 let result: Result<T, ProvisionError>
                 do throws(ProvisionError) {
-                    result = .success(try node.resolve(.root))
+                    result = .success(try resolve())
                 } catch {
                     result = .failure(error)
                 }
@@ -209,8 +223,11 @@ extension Lazy: SyntheticDependency {
             link: { pass, node in
                 guard case .sync = pass else { return .noForm }
                 let injector = WeakInjector(node.injector)
-                // A new handle per injection: each dependent resolves its own value once.
-                return .sync(Plan { _ in Lazy(provider: Provider(injector: injector, key: target)) })
+                // A new handle per injection: each dependent resolves its own value once, in the scope
+                // the handle was made in, if any (see WeakInjector).
+                return .sync(
+                    Plan { context in Lazy(provider: Provider(injector: injector.scoped(in: context), key: target)) }
+                )
             },
             instance: nil
         )

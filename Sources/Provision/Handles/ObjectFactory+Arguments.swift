@@ -20,6 +20,8 @@ extension ObjectFactory {
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         let key = BindingKey(type, named: name)
-        return try injector.injector(for: key).get(type, named: name, arguments: repeat each arguments)
+        let owner = try injector.injector(for: key)
+        guard injector.scope != nil else { return try owner.get(type, named: name, arguments: repeat each arguments) }
+        return try owner.resolve(key, as: type, in: injector.context.request, arguments: repeat each arguments)
     }
 }

@@ -14,7 +14,8 @@
 /// }
 /// ```
 ///
-/// The factory refers to its injector weakly and always resolves in the injector that created it.
+/// The factory refers to its injector weakly and always resolves in the injector that created it, and in
+/// the ``ServiceScope`` it was created in, if any.
 public struct ObjectFactory: Sendable {
     @usableFromInline let injector: WeakInjector
 
@@ -26,7 +27,9 @@ public struct ObjectFactory: Sendable {
         let key = BindingKey(type, named: name)
         // Called while a service is built, it recurses like a dependency (see Provider.get()).
         try StackGuard.check(key)
-        return try injector.injector(for: key).resolve(key, as: type, context: .root)
+        let owner = try injector.injector(for: key)
+        if injector.scope != nil { return try injector.resolveInScope(key, as: type, in: owner) }
+        return try owner.resolve(key, as: type, context: .root)
     }
 
     /// Resolves `type` from the factory's injector; the same as ``get(_:named:)``.
@@ -41,8 +44,14 @@ extension ObjectFactory: SyntheticDependency {
             dependencies: .known([]),
             link: { pass, node in
                 guard case .sync = pass else { return .noForm }
-                let factory = ObjectFactory(injector: WeakInjector(node.injector))
-                return .sync(Plan { _ in factory })
+                let injector = WeakInjector(node.injector)
+                let factory = ObjectFactory(injector: injector)
+                // Made in a scope, a factory remembers it (see WeakInjector).
+                return .sync(
+                    Plan { context in
+                        context.scope == nil ? factory : ObjectFactory(injector: injector.scoped(in: context))
+                    }
+                )
             },
             instance: nil
         )

@@ -1,15 +1,24 @@
 /// A weak reference to an injector, shared by the handles (``Provider``, ``Lazy``, ``ObjectFactory``)
-/// an injector gives out.
+/// an injector gives out; for a handle created while resolving in a ``ServiceScope``, also that scope.
 ///
 /// Handles are often stored by singletons, which the injector owns; a strong reference would make a
 /// cycle that keeps the injector and everything it built alive forever. Using a handle after its
 /// injector was released throws ``ProvisionError/Code/injectorReleased``.
+///
+/// A handle resolves in the scope it was created in: a `Lazy<Customer>` held by a scoped service, built
+/// in a request's scope, reads the request's scoped customer. The scope is held weakly too (a scoped
+/// instance holding a strong reference to its own scope would be a cycle); once the scope is gone, the
+/// handle's requests for scoped bindings throw ``ProvisionError/Code/outsideScope``, like any request
+/// outside a scope.
 @usableFromInline
 final class WeakInjector: Sendable {
     @usableFromInline weak let value: Injector?
+    /// The scope the handle was created in; `nil` for a handle created outside any scope.
+    @usableFromInline let scope: WeakScope?
 
-    init(_ value: Injector) {
+    init(_ value: Injector, scope: ServiceScope? = nil) {
         self.value = value
+        self.scope = scope.map(WeakScope.init)
     }
 
     /// The injector, or the error to throw when it is gone.
@@ -17,5 +26,35 @@ final class WeakInjector: Sendable {
     func injector(for key: BindingKey) throws(ProvisionError) -> Injector {
         guard let value else { throw ProvisionError.injectorReleased(key) }
         return value
+    }
+
+    /// This reference, for a handle a plan makes in `context`: a new one that remembers the context's
+    /// scope when it has one, this one otherwise.
+    func scoped(in context: ResolutionContext) -> WeakInjector {
+        guard let scope = context.scope, let value else { return self }
+        return WeakInjector(value, scope: scope)
+    }
+
+    /// The context a request through the handle starts with: in the handle's scope, if it has one.
+    var context: ResolutionContext {
+        guard let scope else { return .root }
+        return ResolutionContext(frame: nil, request: ResolutionRequest(scope: scope.value))
+    }
+
+    /// Resolves `key` in `injector`, in the handle's scope: the slow path of ``Provider/get()`` for a
+    /// handle created in a scope.
+    @usableFromInline
+    func resolveInScope<T>(_ key: BindingKey, as type: T.Type, in injector: Injector) throws(ProvisionError) -> T {
+        try injector.resolve(key, as: type, context: context)
+    }
+}
+
+/// A weak reference to a ``ServiceScope``.
+@usableFromInline
+final class WeakScope: Sendable {
+    weak let value: ServiceScope?
+
+    init(_ value: ServiceScope) {
+        self.value = value
     }
 }

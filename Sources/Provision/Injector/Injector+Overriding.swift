@@ -117,15 +117,23 @@ extension Injector {
             for index in records.indices {
                 guard let node = records[index].node else { continue }
                 node.attach(scope: records[index].scope, hooks: records[index].hooks)
-                _ = nodes.add(node, module: moduleIndex, replacing: true)
+                let slot = records[index].argumentFactory == nil ? nil : ArgumentVariants.slot(of: node)
+                _ = nodes.add(node, slot: slot, module: moduleIndex, replacing: true)
                 overridden.insert(node.key)
+                if let slot { overridden.insert(slot) }
                 if records[index].isEager { eagerKeys.append(Injector.eagerKey(of: records[index])) }
             }
         }
         if !derivation.touched.isEmpty {
             eagerKeys += try recreateTouchedBindings(of: derivation, except: overridden, into: &nodes)
         }
-        try registry.install(nodes.nodes)
+        // A binding with arguments of a key the original binds replaces the original's binding of its
+        // argument list: under the key when that is the original's primary binding, as a variant
+        // otherwise (see ArgumentVariants).
+        let original = derivation.original
+        try registry.install(
+            ArgumentVariants.separate(
+                nodes.nodes, existing: { original.registry.retainedNode(for: $0) }, replacing: true))
         return eagerKeys
     }
 
@@ -150,11 +158,14 @@ extension Injector {
             moduleRecords.append(records)
             eagerKeys += eager.filter { recreates($0.key) }
             for record in records.indices {
+                guard let node = records[record].node else { continue }
                 let key = records[record].multibinding?.collectionKey ?? records[record].key
-                guard recreates(key), let node = records[record].node else { continue }
+                // A binding with arguments may be a variant of its key in the original.
+                let slot = records[record].argumentFactory == nil ? nil : ArgumentVariants.slot(of: node)
+                guard recreates(key) || slot.map(recreates) == true else { continue }
                 node.attach(scope: records[record].scope, hooks: records[record].hooks)
                 // The original was created from these modules: a replacing binding is an override.
-                _ = nodes.add(node, module: index, replacing: true)
+                _ = nodes.add(node, slot: slot, module: index, replacing: true)
                 if records[record].isEager { eagerKeys.append(Injector.eagerKey(of: records[record])) }
             }
         }

@@ -133,17 +133,21 @@ public final class Injector: Sendable {
         // once (the registry finds a key bound twice), so one module needs no table of positions.
         var nodes = ModuleNodes(capacity: bindingCount, replacesKeys: configuredModules.count > 1)
         var eager: [Binder.EagerKey] = []
+        var takesArguments = false
         for (moduleIndex, (records, eagerKeys)) in configuredModules.enumerated() {
             eager += eagerKeys
             // Indexed, not iterated: reading the fields doesn't copy each whole record.
             for index in records.indices {
                 guard let node = records[index].node else { continue }
                 node.attach(scope: records[index].scope, hooks: records[index].hooks)
+                // A binding with arguments is counted by its key and argument list (see ArgumentVariants).
+                let slot = records[index].argumentFactory == nil ? nil : ArgumentVariants.slot(of: node)
+                takesArguments = takesArguments || slot != nil
                 if let (earlier, earlierModule) = nodes.add(
-                    node, module: moduleIndex, replacing: records[index].isOverride)
+                    node, slot: slot, module: moduleIndex, replacing: records[index].isOverride)
                 {
                     throw ProvisionError.duplicateBinding(
-                        node.key,
+                        slot ?? node.key,
                         first: (modules[earlierModule], earlier.location),
                         second: (modules[moduleIndex], node.location)
                     )
@@ -160,7 +164,7 @@ public final class Injector: Sendable {
                 )
             }
         }
-        try registry.install(nodes.nodes)
+        try registry.install(takesArguments ? ArgumentVariants.separate(nodes.nodes) : nodes.nodes)
         var eagerKeys = eager
         for records in moduleRecords {
             for index in records.indices where records[index].isEager {
@@ -194,7 +198,13 @@ public final class Injector: Sendable {
                 reason: "multibinding elements can't be added to a running injector; declare them in its modules"
             )
         }
-        try registry.install(nodes(of: records))
+        let added = nodes(of: records)
+        if records.contains(where: { $0.argumentFactory != nil }) {
+            // A binding with arguments may add an argument list to a key the injector binds already.
+            try registry.install(ArgumentVariants.separate(added) { self.registry.retainedNode(for: $0) })
+        } else {
+            try registry.install(added)
+        }
         installedModules.withLock { $0.append(module) }
         try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
     }
@@ -237,7 +247,8 @@ public final class Injector: Sendable {
 
     /// The keys of this injector's own bindings (not its parent's), in no particular order.
     public var bindingKeys: [BindingKey] {
-        registry.nodes.map(\.key).filter { !Binder.isElementKey($0) }
+        // A key bound with several argument lists is listed once.
+        registry.nodes.map(\.key).filter { !Binder.isElementKey($0) && !ArgumentVariants.isVariantKey($0) }
     }
 
     func configured(

@@ -20,23 +20,31 @@ struct ModuleNodes {
         }
     }
 
-    /// Adds `node`, declared by the module at index `module`. An earlier module's node for the same key
+    /// Adds `node`, declared by the module at index `module`. An earlier module's node for the same slot
     /// is replaced when `replacing` (the binding is an override), and returned otherwise: the caller
     /// reports the duplicate.
     ///
-    /// - Returns: The earlier node and its module's index, when the key is bound already and `replacing`
+    /// - Parameter slot: What a binding is counted under: its key, or for a binding with arguments its key
+    ///   and argument list (see ``ArgumentVariants/slot(of:)``); the node's key by default.
+    /// - Returns: The earlier node and its module's index, when the slot is taken already and `replacing`
     ///   is `false`; `nil` when the node was added.
-    mutating func add(_ node: any AnyNode, module: Int, replacing: Bool) -> (node: any AnyNode, module: Int)? {
+    mutating func add(
+        _ node: any AnyNode,
+        slot: BindingKey? = nil,
+        module: Int,
+        replacing: Bool
+    ) -> (node: any AnyNode, module: Int)? {
         guard tracksPositions else {
             nodes.append(node)
             return nil
         }
-        if let earlier = positions[node.key] {
+        let slot = slot ?? node.key
+        if let earlier = positions[slot] {
             guard replacing else { return (nodes[earlier], modules[earlier]) }
             nodes[earlier] = node
             modules[earlier] = module
         } else {
-            positions[node.key] = nodes.count
+            positions[slot] = nodes.count
             nodes.append(node)
             modules.append(module)
         }

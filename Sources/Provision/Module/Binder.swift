@@ -319,9 +319,14 @@ public final class Binder {
             guard records[index].hasTarget else {
                 throw ProvisionError.incompleteBinding(key, at: location)
             }
-            if checkingDuplicates, let first = seen.updateValue(location, forKey: key) {
+            // A binding with arguments is counted by its key and argument list (see ArgumentVariants).
+            var slot = key
+            if records[index].argumentFactory != nil, let node = records[index].node {
+                slot = ArgumentVariants.slot(of: node)
+            }
+            if checkingDuplicates, let first = seen.updateValue(location, forKey: slot) {
                 throw ProvisionError.duplicateBinding(
-                    key,
+                    slot,
                     at: location,
                     reason: "the same module binds it at \(first) and at \(location)"
                 )
