@@ -111,13 +111,14 @@ public final class Binder {
         fileID: String = #fileID,
         line: Int = #line
     ) -> BindingBuilder<T> {
-        records.append(
-            Record(
-                key: BindingKey(type, named: name),
-                location: SourceLocation(fileID: fileID, line: line),
-                isOverride: overridesByDefault
-            )
-        )
+        start(
+            BindingKey(type, named: name), at: SourceLocation(fileID: fileID, line: line),
+            isOverride: overridesByDefault)
+    }
+
+    /// Records a new binding of `key`, declared at `location`, and returns its builder.
+    private func start<T>(_ key: BindingKey, at location: SourceLocation, isOverride: Bool) -> BindingBuilder<T> {
+        records.append(Record(key: key, location: location, isOverride: isOverride))
         return BindingBuilder(binder: self, index: records.count - 1)
     }
 
@@ -152,14 +153,7 @@ public final class Binder {
         fileID: String = #fileID,
         line: Int = #line
     ) -> BindingBuilder<T> {
-        records.append(
-            Record(
-                key: BindingKey(type, named: name),
-                location: SourceLocation(fileID: fileID, line: line),
-                isOverride: true
-            )
-        )
-        return BindingBuilder(binder: self, index: records.count - 1)
+        start(BindingKey(type, named: name), at: SourceLocation(fileID: fileID, line: line), isOverride: true)
     }
 
     /// Adds one element to the collection of `type`, resolved as `[T]` with
