@@ -25,6 +25,10 @@ extension DependencyGraph {
             if let (collection, position) = elementPosition[index] {
                 subtitle = "element \(position) of \(DependencyGraph.title(of: graph.vertices[collection]))"
             }
+            // One of several bindings of a type, by its argument list (see ArgumentVariants).
+            if let (signature, name) = ArgumentVariants.parts(of: vertex.key) {
+                subtitle = "arguments \(signature)" + (name.map { ", named \"\($0)\"" } ?? "")
+            }
             var notes: [String] = []
             if vertex.isJustInTime { notes.append("just-in-time") }
             if vertex.depth > 0 { notes.append("from parent") }

@@ -177,6 +177,9 @@ struct ArgumentVariantsTests {
         #expect(labels.contains("any Critter with arguments (String)"))
         #expect(labels.contains("any Critter with arguments (String) named \"wild\""))
         #expect(try injector.validate().isValid)
+        let dot = injector.graph().dot()
+        #expect(dot.contains("any Critter\\narguments (String)\\ntransient, arguments"))
+        #expect(dot.contains("any Critter\\narguments (String), named \\\"wild\\\"\\ntransient, arguments"))
     }
 
     @Test("an overriding injector replaces one list of the original and keeps the others")
