@@ -317,8 +317,7 @@ extension Node: ReachingNode {
     var dependenciesReached: [BindingKey]? {
         var keys: [BindingKey]
         switch dependencies {
-        case .known(let known), .declared(let known), .deferred(let known): keys = known
-        case .optional(let key): keys = [key]
+        case .known(let known), .declared(let known), .deferred(let known), .optional(let known): keys = known
         case .dynamic: return nil
         }
         return keys + injectedPropertyKeys + PropertyInjector.declaredKeys(of: T.self, in: injector)

@@ -140,14 +140,24 @@ public final class Injector: Sendable {
             for index in records.indices {
                 guard let node = records[index].node else { continue }
                 node.attach(scope: records[index].scope, hooks: records[index].hooks)
+                let replacing = records[index].isOverride
+                if records[index].argumentFactory == nil {
+                    if let (earlier, earlierModule) = nodes.add(node, module: moduleIndex, replacing: replacing) {
+                        throw ProvisionError.duplicateBinding(
+                            node.key,
+                            first: (modules[earlierModule], earlier.location),
+                            second: (modules[moduleIndex], node.location)
+                        )
+                    }
+                    continue
+                }
                 // A binding with arguments is counted by its key and argument list (see ArgumentVariants).
-                let slot = records[index].argumentFactory == nil ? nil : ArgumentVariants.slot(of: node)
-                takesArguments = takesArguments || slot != nil
-                if let (earlier, earlierModule) = nodes.add(
-                    node, slot: slot, module: moduleIndex, replacing: records[index].isOverride)
+                takesArguments = true
+                let slot = ArgumentVariants.slot(of: node)
+                if let (earlier, earlierModule) = nodes.add(node, slot: slot, module: moduleIndex, replacing: replacing)
                 {
                     throw ProvisionError.duplicateBinding(
-                        slot ?? node.key,
+                        slot,
                         first: (modules[earlierModule], earlier.location),
                         second: (modules[moduleIndex], node.location)
                     )

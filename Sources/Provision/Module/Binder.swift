@@ -111,15 +111,17 @@ public final class Binder {
         fileID: String = #fileID,
         line: Int = #line
     ) -> BindingBuilder<T> {
-        start(
+        let index = start(
             BindingKey(type, named: name), at: SourceLocation(fileID: fileID, line: line),
             isOverride: overridesByDefault)
+        return BindingBuilder(binder: self, index: index)
     }
 
-    /// Records a new binding of `key`, declared at `location`, and returns its builder.
-    private func start<T>(_ key: BindingKey, at location: SourceLocation, isOverride: Bool) -> BindingBuilder<T> {
+    /// Records a new binding of `key`, declared at `location`; returns its index. Not generic: a
+    /// binding's record is the same whatever its type.
+    private func start(_ key: BindingKey, at location: SourceLocation, isOverride: Bool) -> Int {
         records.append(Record(key: key, location: location, isOverride: isOverride))
-        return BindingBuilder(binder: self, index: records.count - 1)
+        return records.count - 1
     }
 
     /// Starts a binding that replaces an earlier module's binding of the same key: the explicit way to
@@ -153,7 +155,9 @@ public final class Binder {
         fileID: String = #fileID,
         line: Int = #line
     ) -> BindingBuilder<T> {
-        start(BindingKey(type, named: name), at: SourceLocation(fileID: fileID, line: line), isOverride: true)
+        let index = start(
+            BindingKey(type, named: name), at: SourceLocation(fileID: fileID, line: line), isOverride: true)
+        return BindingBuilder(binder: self, index: index)
     }
 
     /// Adds one element to the collection of `type`, resolved as `[T]` with
@@ -307,26 +311,29 @@ public final class Binder {
         var seen: [BindingKey: SourceLocation] = [:]
         if checkingDuplicates { seen.reserveCapacity(records.count) }
         // Indexed, not iterated: reading a field doesn't copy the whole record.
+        // The key and location are read only where they are used: most records need neither.
         for index in records.indices {
-            let key = records[index].key
-            let location = records[index].location
             guard records[index].hasTarget else {
-                throw ProvisionError.incompleteBinding(key, at: location)
+                throw ProvisionError.incompleteBinding(records[index].key, at: records[index].location)
             }
-            // A binding with arguments is counted by its key and argument list (see ArgumentVariants).
-            var slot = key
-            if records[index].argumentFactory != nil, let node = records[index].node {
-                slot = ArgumentVariants.slot(of: node)
-            }
-            if checkingDuplicates, let first = seen.updateValue(location, forKey: slot) {
-                throw ProvisionError.duplicateBinding(
-                    slot,
-                    at: location,
-                    reason: "the same module binds it at \(first) and at \(location)"
-                )
+            if checkingDuplicates {
+                // A binding with arguments is counted by its key and argument list (see ArgumentVariants).
+                var slot = records[index].key
+                if records[index].argumentFactory != nil, let node = records[index].node {
+                    slot = ArgumentVariants.slot(of: node)
+                }
+                let location = records[index].location
+                if let first = seen.updateValue(location, forKey: slot) {
+                    throw ProvisionError.duplicateBinding(
+                        slot,
+                        at: location,
+                        reason: "the same module binds it at \(first) and at \(location)"
+                    )
+                }
             }
             if records[index].hooks != nil, !records[index].scope.isSingleton {
-                throw ProvisionError.hooksNotSingleton(key, scope: records[index].scope, at: location)
+                throw ProvisionError.hooksNotSingleton(
+                    records[index].key, scope: records[index].scope, at: records[index].location)
             }
         }
         return records

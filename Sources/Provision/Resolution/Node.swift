@@ -392,7 +392,7 @@ final class Node<T>: AnyNode {
     @usableFromInline var dependencyKeys: [BindingKey]? {
         switch dependencies {
         case .known(let keys), .declared(let keys): keys
-        case .optional(let key): [key]
+        case .optional(let keys): keys
         case .deferred: []
         case .dynamic: nil
         }

@@ -22,7 +22,7 @@ extension Optional: OptionalType {
     static func optionalRecipe(for key: BindingKey) -> Any {
         let target = BindingKey(Wrapped.self, named: key.name)
         return Recipe<Wrapped?>(
-            dependencies: .optional(target),
+            dependencies: .optional([target]),
             link: { pass, node throws(ProvisionError) in
                 switch pass {
                 case .sync(let linker):
