@@ -85,8 +85,15 @@ final class RecipeOptions: Sendable {
     /// in `deinit`).
     private let publishedRootFrame = Atomic<UInt>(0)
 
+    /// The address of ``arguments``' factory (kept alive by `arguments`), for a request that compares
+    /// its class with the one its argument types name without retaining it (see
+    /// `Injector.get(_:named:arguments:)`).
+    @usableFromInline let argumentFactoryBits: UInt
+
     init(arguments: ArgumentInfo? = nil, forwarding: (any ArgumentForwarding)? = nil) {
         self.arguments = arguments
+        self.argumentFactoryBits =
+            arguments.map { UInt(bitPattern: Unmanaged.passUnretained($0.factory).toOpaque()) } ?? 0
         self.forwarding = forwarding
     }
 

@@ -13,7 +13,12 @@
 /// that received it runs: don't store it or send it to another thread (inject a handle such as a
 /// factory closure instead).
 public struct Resolver {
-    @usableFromInline let injector: Injector
+    /// The injector the closure resolves in. Not retained: every resolver is made for one call of a
+    /// closure, by code that holds the injector for the call's duration, and is valid only during that
+    /// call. Retaining it cost a retain and a release of the injector per closure call, on its shared
+    /// reference count (through its side table, once anything refers to it weakly, as every ``Provider``
+    /// and ``Lazy`` does).
+    @usableFromInline unowned(unsafe) let injector: Injector
     @usableFromInline let context: ResolutionContext
 
     @usableFromInline
@@ -33,7 +38,13 @@ public struct Resolver {
     ///   ``ProvisionError/Code/depthExceeded``.
     @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
-        try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+        // Borrowed, not copied: a strong copy of the injector would retain and release it.
+        let result = Unmanaged.passUnretained(injector)._withUnsafeGuaranteedRef { injector in
+            Result { () throws(ProvisionError) in
+                try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+            }
+        }
+        return try result.get()
     }
 }
 
