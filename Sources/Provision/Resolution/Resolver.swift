@@ -38,13 +38,19 @@ public struct Resolver {
     ///   ``ProvisionError/Code/depthExceeded``.
     @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
-        // Borrowed, not copied: a strong copy of the injector would retain and release it.
-        let result = Unmanaged.passUnretained(injector)._withUnsafeGuaranteedRef { injector in
-            Result { () throws(ProvisionError) in
-                try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+        #if DEBUG
+            // Called directly: a debug build doesn't inline the closures below, and a chain of closure
+            // bindings would take two more frames per link of the thread's stack.
+            return try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+        #else
+            // Borrowed, not copied: a strong copy of the injector would retain and release it.
+            let result = Unmanaged.passUnretained(injector)._withUnsafeGuaranteedRef { injector in
+                Result { () throws(ProvisionError) in
+                    try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+                }
             }
-        }
-        return try result.get()
+            return try result.get()
+        #endif
     }
 }
 
