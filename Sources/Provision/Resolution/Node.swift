@@ -286,17 +286,35 @@ final class Node<T>: AnyNode {
         if let value = try makeDirectly(context) {
             return value
         }
+        guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
+            return try linkAndResolve(context)
+        }
+        guard linkedProgram.load(ordering: .acquiring) == 0 else {
+            return try resolveProgrammed(context)
+        }
+        return try PlanReference(plan).make(context)
+    }
+
+    /// ``resolveUnpublished(_:)`` for a linked node that may have a ``Program``: out of line, so that
+    /// the frame of every other request (one per link of a chain of closure bindings, in an
+    /// unoptimized build) holds nothing for it.
+    @usableFromInline @inline(never)
+    func resolveProgrammed(_ context: ResolutionContext) throws(ProvisionError) -> T {
         let program = linkedProgram.load(ordering: .acquiring)
         if program > ProgramState.none {
             return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)
         }
-        guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
-            return try linkAndResolve(context)
-        }
         if program == ProgramState.allowed {
             return try makeProgram(context)
         }
-        return try PlanReference(plan).make(context)
+        return try resolveThroughPlan(context)
+    }
+
+    /// Runs the linked plan (see ``plan``), linking first if needed.
+    @usableFromInline
+    func resolveThroughPlan(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        guard let plan else { return try linkAndMake(context) }
+        return try plan.make(context)
     }
 
     /// The first top-level request for the node: links it, then resolves it like later requests will
@@ -305,13 +323,7 @@ final class Node<T>: AnyNode {
     @usableFromInline @inline(never)
     func linkAndResolve(_ context: ResolutionContext) throws(ProvisionError) -> T {
         let plan = try Linker().link(self)
-        let program = linkedProgram.load(ordering: .acquiring)
-        if program > ProgramState.none {
-            return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)
-        }
-        if program == ProgramState.allowed {
-            return try makeProgram(context)
-        }
+        guard linkedProgram.load(ordering: .acquiring) == 0 else { return try resolveProgrammed(context) }
         return try plan.make(context)
     }
 
