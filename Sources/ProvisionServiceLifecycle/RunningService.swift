@@ -1,6 +1,6 @@
 import Logging
+import Provision
 import ServiceLifecycle
-import Synchronization
 
 /// One `Service` singleton run by a ``ServiceLifecycleAdapter``: started once, stopped once.
 ///
@@ -17,7 +17,7 @@ final class RunningService: Sendable {
     private let service: any Service
     private let adapter: ServiceLifecycleAdapter
     /// Protects the group, its task and the stopping flag; held for bookkeeping only.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(service: any Service, adapter: ServiceLifecycleAdapter) {
         self.service = service
@@ -106,7 +106,7 @@ private final class RunEntered: Sendable {
     }
 
     /// Protects the flag and the waiters; continuations resume after it is released.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func signal() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -1,7 +1,6 @@
 public import Logging
 public import Provision
 import ServiceLifecycle
-import Synchronization
 
 /// Makes an injector run its singletons that are swift-service-lifecycle `Service`s (a
 /// `PostgresClient`, a metrics exporter): ``Provision/Injector/start()`` runs each in dependency order,
@@ -42,7 +41,7 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
 
     /// Protects the early exits and their waiters; held for bookkeeping only (continuations resume
     /// after it is released).
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates the adapter.
     ///
@@ -92,7 +91,9 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
     func exitedEarly(_ exit: ServiceExitedEarly) {
         logger.error(
             "A service run by the injector ended before the injector stopped it",
-            metadata: ["provision.service": "\(exit.service)", "provision.error": "\(exit.error.map { "\($0)" } ?? "none")"]
+            metadata: [
+                "provision.service": "\(exit.service)", "provision.error": "\(exit.error.map { "\($0)" } ?? "none")",
+            ]
         )
         let waiters = state.withLock { state in
             state.exits.append(exit)
