@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "Provision",
                 "ProvisionServiceLifecycle",
+                "ExampleSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -74,6 +75,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the example server and daemon share: an in-memory swift-metrics backend for their summaries.
+        .target(name: "ExampleSupport", dependencies: [.product(name: "Metrics", package: "swift-metrics")]),
         .target(
             name: "ProvisionHummingbird",
             dependencies: [
@@ -90,6 +93,7 @@ let package = Package(
                 "Provision",
                 "ProvisionServiceLifecycle",
                 "ProvisionHummingbird",
+                "ExampleSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -13,12 +13,12 @@ struct HandTodoContext: TodoContext {
         coreContext = CoreRequestContextStorage(source: source)
     }
 
-    func todoService() async throws -> TodoService {
+    func todoService() throws -> TodoService {
         guard let services else { throw HTTPError(.internalServerError) }
         return services.service
     }
 
-    func unitOfWork() async throws -> UnitOfWork {
+    func unitOfWork() throws -> UnitOfWork {
         guard let services else { throw HTTPError(.internalServerError) }
         return services.unitOfWork
     }

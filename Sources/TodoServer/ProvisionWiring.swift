@@ -15,12 +15,14 @@ struct ScopedTodoContext: ScopedRequestContext, TodoContext {
         coreContext = CoreRequestContextStorage(source: source)
     }
 
-    func todoService() async throws -> TodoService {
-        try await get(TodoService.self)
+    // Synchronous requests: every factory here is synchronous and the singletons are built at start,
+    // so nothing can suspend, and the synchronous path skips the async one's bookkeeping.
+    func todoService() throws -> TodoService {
+        try get(TodoService.self)
     }
 
-    func unitOfWork() async throws -> UnitOfWork {
-        try await get(UnitOfWork.self)
+    func unitOfWork() throws -> UnitOfWork {
+        try get(UnitOfWork.self)
     }
 }
 

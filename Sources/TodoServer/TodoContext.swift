@@ -4,7 +4,7 @@ import Hummingbird
 /// the request's scope in the Provision wiring, made by hand in the other.
 protocol TodoContext: RequestContext {
     /// The request's service.
-    func todoService() async throws -> TodoService
+    func todoService() throws -> TodoService
     /// The request's unit of work.
-    func unitOfWork() async throws -> UnitOfWork
+    func unitOfWork() throws -> UnitOfWork
 }

@@ -21,9 +21,10 @@ struct TodoModule: Module {
         }.in(.singleton)
         binder.bind(TodoRepository.self).to(TodoRepository.init(client:)).in(.singleton)
 
-        // One of each per request. The `Logger` is the request's, seeded by RequestScopeMiddleware
-        // (RequestSeedsModule declares it), with the request id in its metadata.
+        // One unit of work per request, and a service made for each use, with the request's unit of
+        // work. The `Logger` is the request's, seeded by RequestScopeMiddleware (RequestSeedsModule
+        // declares it), with the request id in its metadata.
         binder.bind(UnitOfWork.self).to(UnitOfWork.init(client:logger:counters:)).in(.scoped)
-        binder.bind(TodoService.self).to(TodoService.init(repository:unitOfWork:logger:)).in(.scoped)
+        binder.bind(TodoService.self).to(TodoService.init(repository:unitOfWork:logger:))
     }
 }

@@ -21,7 +21,7 @@ enum TodoRoutes {
         }
         todos.post { request, context in
             let new = try await request.decode(as: NewTodo.self, context: context)
-            let todo = try await context.todoService().create(new)
+            let todo = try context.todoService().create(new)
             return EditedResponse(status: .created, response: todo)
         }
         todos.patch(":id") { request, context in

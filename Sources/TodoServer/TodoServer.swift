@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExampleSupport
 import Logging
 import Metrics
 import ServiceLifecycle

@@ -10,7 +10,7 @@ struct UnitOfWorkMiddleware<Context: TodoContext>: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            try await context.unitOfWork().rollBack()
+            try context.unitOfWork().rollBack()
             throw error
         }
         try await context.unitOfWork().commit()
