@@ -3,7 +3,9 @@
 # the documentation (DocC, no warnings), the protocol models (spin; Scripts/model-check.sh),
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
 # random graphs under schedule perturbation for half as long, then under ThreadSanitizer), the example
-# daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on the first failure.
+# daemon's SIGTERM check, a di-bench smoke run, and the example server over PostgreSQL under load
+# (Scripts/server-check.sh: both wirings compared, SIGTERM during load). Fails loudly on the first
+# failure.
 #
 # Usage: Scripts/test.sh                    # everything
 #        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
@@ -19,8 +21,9 @@ log() { printf '\n==> %s\n' "$*"; }
 fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
-for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/JobDaemon \
-    Tests/ProvisionTests Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests Benchmarks/DIBench; do
+for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/ProvisionHummingbird \
+    Sources/JobDaemon Sources/TodoServer Tests/ProvisionTests Tests/ProvisionLoggingTests \
+    Tests/ProvisionServiceLifecycleTests Tests/ProvisionHummingbirdTests Benchmarks/DIBench; do
     need_dir "$dir"
 done
 
@@ -141,8 +144,11 @@ fi
 log "Example daemon: graceful shutdown on SIGTERM (Scripts/daemon-check.sh)"
 Scripts/daemon-check.sh || fatal "daemon check"
 
-log "di-bench smoke run (release, --quick)"
+log "Release builds: di-bench and todo-server"
 swift build -c release --product di-bench -Xswiftc -warnings-as-errors || fatal "di-bench build"
+swift build -c release --product todo-server -Xswiftc -warnings-as-errors || fatal "todo-server build"
+
+log "di-bench smoke run (release, --quick)"
 bench_output=$("$root/.build/release/di-bench" --quick) || { printf '%s\n' "$bench_output"; fatal "di-bench --quick"; }
 printf '%s\n' "$bench_output"
 completion=$(printf '%s\n' "$bench_output" | grep -E '^scenarios: [0-9]+, completed: [0-9]+$' || true)
@@ -150,5 +156,8 @@ completion=$(printf '%s\n' "$bench_output" | grep -E '^scenarios: [0-9]+, comple
 total=$(printf '%s' "$completion" | sed -E 's/^scenarios: ([0-9]+), completed: ([0-9]+)$/\1/')
 done_count=$(printf '%s' "$completion" | sed -E 's/^scenarios: ([0-9]+), completed: ([0-9]+)$/\2/')
 [ "$total" -gt 0 ] && [ "$total" = "$done_count" ] || fatal "di-bench completed $done_count of $total scenarios"
+
+log "Example server over PostgreSQL under load (Scripts/server-check.sh)"
+Scripts/server-check.sh --no-build || fatal "server check"
 
 log "All checks passed in $(( $(date +%s) - started )) s"

@@ -130,10 +130,7 @@ struct DeclaredSeeds: Sendable {
     func provide(request: Request, logger: Logger, to seed: inout ScopeSeed) {
         if self.request { seed.provide(request) }
         if self.logger { seed.provide(logger) }
-        if identifier {
-            let id = logger[metadataKey: "hb.request.id"]?.description ?? "unidentified"
-            seed.provide(RequestIdentifier(id))
-        }
+        if identifier { seed.provide(RequestIdentifier(logger: logger)) }
     }
 }
 

@@ -32,7 +32,7 @@ extension ScopedRequestContext {
     /// - Parameters:
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
-    /// - Returns: The instance, as ``Provision/ServiceScope/get(_:named:)-8vvdh`` returns it.
+    /// - Returns: The instance, as `ServiceScope.get(_:named:)` returns it.
     /// - Throws: ``Provision/ProvisionError`` with code `outsideScope` when no ``RequestScopeMiddleware``
     ///   opened a scope for the request; otherwise what the scope's `get` throws.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
@@ -45,7 +45,7 @@ extension ScopedRequestContext {
     /// - Parameters:
     ///   - type: The type to resolve; can be omitted where the context tells it.
     ///   - name: The binding's name; `nil` (the default) for the unnamed binding.
-    /// - Returns: The instance, as ``Provision/ServiceScope/get(_:named:)-8vvdh`` returns it.
+    /// - Returns: The instance, as `ServiceScope.get(_:named:)` returns it.
     /// - Throws: ``Provision/ProvisionError`` with code `outsideScope` when no ``RequestScopeMiddleware``
     ///   opened a scope for the request; otherwise what the scope's `get` throws.
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) async throws(ProvisionError) -> T {

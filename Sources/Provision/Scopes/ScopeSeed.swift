@@ -36,6 +36,8 @@ public struct ScopeSeed {
 
     init(injector: Injector) {
         self.injector = injector
+        // A scope is typically seeded with a handful of values: one allocation for them.
+        entries.reserveCapacity(4)
     }
 
     /// Provides `value` for the seed binding of its type (or of `type`), optionally named.
