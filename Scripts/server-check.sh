@@ -63,11 +63,13 @@ command -v psql >/dev/null 2>&1 || fatal "psql is not on PATH"
 # PostgreSQL refuses to run as root: as root, its files belong to the postgres user, which runs it.
 as_pg() { if [ "$(id -u)" = "0" ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
+# The scratch path of the release build: .build, or PROVISION_RELEASE_SCRATCH (Scripts/test.sh's).
+scratch="${PROVISION_RELEASE_SCRATCH:-.build}"
 if [ "$build" = "1" ]; then
-    log "Building todo-server (release)"
-    swift build -c release --product todo-server -Xswiftc -warnings-as-errors || fatal "build"
+    log "Building todo-server (release, scratch path $scratch)"
+    swift build -c release --product todo-server --scratch-path "$scratch" -Xswiftc -warnings-as-errors || fatal "build"
 fi
-binary="$(swift build -c release --show-bin-path)/todo-server"
+binary="$root/$scratch/release/todo-server"
 [ -x "$binary" ] || fatal "missing $binary (build it with swift build -c release --product todo-server)"
 
 # --- PostgreSQL -------------------------------------------------------------------------------------

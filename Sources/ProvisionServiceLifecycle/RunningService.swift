@@ -16,7 +16,8 @@ final class RunningService: Sendable {
 
     private let service: any Service
     private let adapter: ServiceLifecycleAdapter
-    /// Protects the group, its task and the stopping flag; held for bookkeeping only.
+    /// Protects the group, its task and the stopping flag; held for bookkeeping only, with no other lock
+    /// taken under it and no service code run under it, so it can't take part in a deadlock.
     private let state = Locked(State())
 
     init(service: any Service, adapter: ServiceLifecycleAdapter) {
@@ -105,7 +106,8 @@ private final class RunEntered: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Protects the flag and the waiters; continuations resume after it is released.
+    /// Protects the flag and the waiters; continuations resume after it is released, and no other lock
+    /// is taken under it.
     private let state = Locked(State())
 
     func signal() {

@@ -40,7 +40,7 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
     }
 
     /// Protects the early exits and their waiters; held for bookkeeping only (continuations resume
-    /// after it is released).
+    /// after it is released, and no other lock is taken under it).
     private let state = Locked(State())
 
     /// Creates the adapter.

@@ -14,9 +14,7 @@ struct RequestScopeMiddlewareTests {
             TestingSetup.router, .live,
         ])
     func perRequestInstances(setup: TestingSetup) async throws {
-        let census = Census()
-        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
-        let router = scopedRouter(injector)
+        let (census, router) = try scopedRouter()
         router.get("/state/:name") { request, context -> String in
             let state = try await context.get(RequestState.self)
             let again = try await context.get(RequestState.self)
@@ -48,9 +46,7 @@ struct RequestScopeMiddlewareTests {
             TestingSetup.router, .live,
         ])
     func disposalOrder(setup: TestingSetup) async throws {
-        let census = Census()
-        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
-        let router = scopedRouter(injector)
+        let (census, router) = try scopedRouter()
         let disposedBeforeReturn = Locked(-1)
         router.get("/audit") { _, context -> String in
             let audit = try await context.get(RequestAudit.self)
@@ -75,9 +71,7 @@ struct RequestScopeMiddlewareTests {
             TestingSetup.router, .live,
         ])
     func disposalOnError(setup: TestingSetup) async throws {
-        let census = Census()
-        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
-        let router = scopedRouter(injector)
+        let (census, router) = try scopedRouter()
         router.get("/fail") { _, context -> String in
             _ = try await context.get(RequestAudit.self)
             throw HTTPError(.conflict, message: "no")
@@ -103,9 +97,7 @@ struct RequestScopeMiddlewareTests {
 
     @Test("1,000 concurrent requests each get their own scope, and no instance outlives its request")
     func thousandConcurrentRequests() async throws {
-        let census = Census()
-        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
-        let router = scopedRouter(injector)
+        let (census, router) = try scopedRouter()
         // Every request holds its instance until all 1,000 have theirs: they are all in flight at once.
         let barrier = AsyncCountdown(1000)
         router.get("/concurrent") { _, context -> String in
@@ -136,9 +128,7 @@ struct RequestScopeMiddlewareTests {
 
     @Test("1,000 requests over 50 live connections: every scope closed, every instance released")
     func liveConnections() async throws {
-        let census = Census()
-        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
-        let router = scopedRouter(injector)
+        let (census, router) = try scopedRouter()
         router.get("/n") { _, context -> String in
             "\(try await context.get(RequestAudit.self).state.number)"
         }
@@ -168,9 +158,7 @@ struct RequestScopeMiddlewareTests {
 
     @Test("a client that disconnects before its response still gets its scope disposed")
     func clientDisconnects() async throws {
-        let census = Census()
-        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
-        let router = scopedRouter(injector)
+        let (census, router) = try scopedRouter()
         let arrived = AsyncCountdown(2)
         let release = AsyncCountdown(2)
         router.get("/slow") { _, context -> String in
@@ -192,6 +180,36 @@ struct RequestScopeMiddlewareTests {
             await release.arriveAndWait()
             #expect(await eventually { census.disposedCount == 2 })
         }
+        #expect(census.log == ["dispose RequestAudit 1", "dispose RequestState 1"])
+        #expect(await eventually { census.alive == 0 })
+    }
+
+    @Test("a response that an outer middleware drops unwritten still gets its scope closed")
+    func droppedResponse() async throws {
+        /// Replaces every response by an error after the inner middleware made it.
+        struct Dropping<Context: RequestContext>: RouterMiddleware {
+            func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+                async throws -> Response
+            {
+                _ = try await next(request, context)
+                throw HTTPError(.serviceUnavailable)
+            }
+        }
+        let census = Census()
+        let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
+        let router = Router(context: BasicScopedRequestContext.self)
+        router.add(middleware: Dropping())
+        router.add(middleware: RequestScopeMiddleware(injector: injector))
+        router.get("/dropped") { _, context -> String in
+            "\(try await context.get(RequestAudit.self).state.number)"
+        }
+        let app = Application(router: router, logger: quiet)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/dropped", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+        #expect(await eventually { census.disposedCount == 2 })
         #expect(census.log == ["dispose RequestAudit 1", "dispose RequestState 1"])
         #expect(await eventually { census.alive == 0 })
     }

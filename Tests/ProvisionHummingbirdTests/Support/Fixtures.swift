@@ -109,6 +109,14 @@ func scopedRouter(_ injector: Injector) -> Router<BasicScopedRequestContext> {
     return router
 }
 
+/// A census, and a router whose middleware opens the scopes of an injector of the request seeds and
+/// ``WebModule``.
+func scopedRouter() throws -> (Census, Router<BasicScopedRequestContext>) {
+    let census = Census()
+    let injector = try Injector(RequestSeedsModule(), WebModule(census: census))
+    return (census, scopedRouter(injector))
+}
+
 /// Waits (suspending, yielding between checks) until `condition` holds; `false` after `limit`.
 func eventually(_ limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
