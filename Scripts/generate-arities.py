@@ -71,18 +71,24 @@ def steps():
         type_params = ", ".join(params + ["T"])
         lines.append("/// The captured state of a constructor plan with {}.".format(WORDS[n]))
         lines.append("@usableFromInline")
-        lines.append("final class ConstructorStep{}<{}>: Sendable {{".format(n, type_params))
+        lines.append("final class ConstructorStep{}<{}>: KeyedStep {{".format(n, type_params))
         lines.append("    @usableFromInline let key: BindingKey")
         for name in params:
             lines.append("    @usableFromInline let {}: PlanReference<{}>".format(name.lower(), name))
         lines.append("    @usableFromInline let factory: @Sendable {} throws -> T".format(function_type(n)))
         lines.append("    @usableFromInline let injection: PropertyInjection?")
+        lines.append("    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.")
+        lines.append("    @usableFromInline let output: Int")
         lines.append("")
         lines.append("    @inlinable")
         init_params = (
             ["key: BindingKey"]
             + ["{}: PlanReference<{}>".format(name.lower(), name) for name in params]
-            + ["factory: @escaping @Sendable {} throws -> T".format(function_type(n)), "injection: PropertyInjection?"]
+            + [
+                "factory: @escaping @Sendable {} throws -> T".format(function_type(n)),
+                "injection: PropertyInjection?",
+                "output: Int = 0",
+            ]
         )
         lines += wrap(init_params, "    ", prefix="init(", suffix=") {")
         lines.append("        self.key = key")
@@ -90,6 +96,7 @@ def steps():
             lines.append("        self.{0} = {0}".format(name.lower()))
         lines.append("        self.factory = factory")
         lines.append("        self.injection = injection")
+        lines.append("        self.output = output")
         lines.append("    }")
         lines.append("}")
         lines.append("")
@@ -129,6 +136,44 @@ def recipes():
         closure_params = ", ".join("v{}: {}".format(name.lower(), name) for name in params)
         call = "try f({})".format(", ".join("v" + name.lower() for name in params))
         lines.append("                guard case .sync(let linker) = pass else {")
+        lines.append("                    if case .program(let builder) = pass {")
+        lines.append("                        // An instruction of a program (see Program.swift): the same steps, with the")
+        lines.append("                        // dependencies that the program built before it taken from its value stack.")
+        for name in params:
+            lines.append(
+                "                        let r{0} = try builder.reference(for: {1}.self, below: node)".format(
+                    name.lower(), name)
+            )
+        lines.append("                        let step = ConstructorStep{}(".format(n))
+        lines.append("                            key: node.key,")
+        for name in params:
+            lines.append("                            {0}: r{0},".format(name.lower()))
+        lines.append("                            factory: f,")
+        lines.append("                            injection: try node.constructionInjection().dynamic,")
+        lines.append("                            output: builder.output(of: node)")
+        lines.append("                        )")
+        lines.append("                        return .instruction(Instruction { [step] context, stack throws(ProvisionError) in")
+        for name in params:
+            lines.append("                            let v{}: {}".format(name.lower(), name))
+        lines.append("                            do throws(ProvisionError) {")
+        for name in params:
+            lines.append("                                v{0} = try step.{0}.make(context, stack: stack)".format(name.lower()))
+        lines.append("                            } catch {")
+        lines.append("                                throw step.dependencyFailed(error)")
+        lines.append("                            }")
+        lines.append("                            let value: T")
+        lines.append("                            do {")
+        arguments = ["consume v" + name.lower() for name in params]
+        lines += wrap(arguments, "                                ", prefix="value = try step.factory(", suffix=")")
+        lines.append("                            } catch {")
+        lines.append("                                throw step.factoryFailed(error)")
+        lines.append("                            }")
+        lines.append("                            (stack + step.output).initializeMemory(")
+        lines.append("                                as: T.self,")
+        lines.append("                                to: try PropertyInjection.finish(value, step.injection, key: step.key, context)")
+        lines.append("                            )")
+        lines.append("                        })")
+        lines.append("                    }")
         lines.append("                    // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).")
         lines.append("                    return try constructingAsynchronously({{ ({}) in {} }}, pass, node)".format(
             closure_params, call))
@@ -141,26 +186,27 @@ def recipes():
         lines.append("                    factory: f,")
         lines.append("                    injection: injection.dynamic")
         lines.append("                )")
-        lines.append("                let plan = node.scopedConstruction(")
-        lines.append("                    Plan { [step] context throws(ProvisionError) in")
+        lines.append("                let construction = Plan { [step] context throws(ProvisionError) in")
         for name in params:
-            lines.append(
-                "                        let v{0} = try step.{0}.make(context, for: step.key)".format(name.lower())
-            )
+            lines.append("                        let v{}: {}".format(name.lower(), name))
+        lines.append("                        do throws(ProvisionError) {")
+        for name in params:
+            lines.append("                            v{0} = try step.{0}.make(context)".format(name.lower()))
+        lines.append("                        } catch {")
+        lines.append("                            throw step.dependencyFailed(error)")
+        lines.append("                        }")
         lines.append("                        let value: T")
         lines.append("                        do {")
         arguments = ["consume v" + name.lower() for name in params]
         lines += wrap(arguments, "                            ", prefix="value = try step.factory(", suffix=")")
         lines.append("                        } catch {")
-        lines.append("                            throw ProvisionError.thrown(by: step.key, error)")
+        lines.append("                            throw step.factoryFailed(error)")
         lines.append("                        }")
         lines.append(
-            "                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)"
+            "                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)"
         )
-        lines.append("                    },")
-        lines.append("                    injection")
-        lines.append("                )")
-        lines.append("                return .sync(plan)")
+        lines.append("                }")
+        lines.append("                return .sync(node.scopedConstruction(construction, injection, programmable: true))")
         lines.append("            },")
         lines.append("            instance: nil")
         lines.append("        )")

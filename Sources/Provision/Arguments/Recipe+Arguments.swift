@@ -6,7 +6,7 @@ extension Recipe {
         var recipe = Recipe(
             dependencies: factory.dependencies.map(Dependencies.declared) ?? .dynamic,
             link: { pass, node in
-                guard case .sync = pass else { return .noAsyncForm }
+                guard case .sync = pass else { return .noForm }
                 let key = node.key
                 let injector = node.injector
                 // As for a closure binding: a singleton's build pushed the key already.

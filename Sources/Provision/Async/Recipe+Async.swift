@@ -8,7 +8,10 @@ extension Recipe {
         var recipe = Recipe(
             dependencies: .dynamic,
             link: { pass, node throws(ProvisionError) in
-                guard case .sync = pass else { return closingAsynchronously(body, node) }
+                guard case .sync = pass else {
+                    guard case .async = pass else { return .noForm }
+                    return closingAsynchronously(body, node)
+                }
                 let key = node.key
                 return .sync(
                     Plan { _ throws(ProvisionError) in
@@ -57,11 +60,11 @@ extension Recipe {
     /// double the code each `to(...)` generates.
     @usableFromInline
     static func constructingAsynchronously<each D>(
-        _ f: @escaping @Sendable (repeat each D) throws -> T,
+        _ f: @escaping @Sendable (repeat consuming each D) throws -> T,
         _ pass: LinkPass,
         _ node: Node<T>
     ) throws(ProvisionError) -> LinkedPlan<T> {
-        guard case .async(let linker) = pass else { return .noAsyncForm }
+        guard case .async(let linker) = pass else { return .noForm }
         let key = node.key
         let plans = (repeat try linker.plan(for: (each D).self, below: node))
         // The synchronous linker linked the node first, and the properties' bindings with it.

@@ -16,8 +16,10 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
     /// The binding's name, or `nil` for the unnamed binding of ``type``.
     public let name: String?
 
-    @usableFromInline
-    let id: ObjectIdentifier
+    /// The type's identity: the bits of ``type`` (its metadata's address), which a lookup compares.
+    /// Computed, not stored: a key is two words and a name, and every node and plan step holds one.
+    @inlinable
+    var id: ObjectIdentifier { ObjectIdentifier(type) }
 
     /// Creates the key of the binding for `type`, optionally named.
     ///
@@ -28,7 +30,6 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
     public init<T>(_ type: T.Type, named name: String? = nil) {
         self.type = type
         self.name = name
-        self.id = ObjectIdentifier(type)
     }
 
     /// Whether two keys name the same type and the same name.

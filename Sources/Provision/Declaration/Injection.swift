@@ -17,7 +17,7 @@ public struct Injection<T> {
     /// Declares a factory whose parameters are resolved from the injector, like
     /// ``BindingBuilder``'s `to(_:)`.
     @inlinable
-    public init<each Dependency>(_ factory: @escaping @Sendable (repeat each Dependency) throws -> T) {
+    public init<each Dependency>(_ factory: @escaping @Sendable (repeat consuming each Dependency) throws -> T) {
         self.init(recipe: .constructor(factory))
     }
 

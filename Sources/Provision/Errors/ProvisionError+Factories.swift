@@ -55,6 +55,15 @@ extension ProvisionError {
         return factoryFailed(key, cause: error)
     }
 
+    /// The ``ProvisionError`` that code which only throws `ProvisionError` threw, after a closure lost
+    /// the error's type. Out of line: the cast needs stack slots that the callers' frames then don't.
+    @usableFromInline @inline(never)
+    static func recovered(_ error: any Error) -> ProvisionError {
+        if let error = error as? ProvisionError { return error }
+        return ProvisionError(
+            code: .factoryFailed, key: nil, message: "unexpected error \(error)", hint: "", cause: error)
+    }
+
     @usableFromInline
     static func factoryFailed(_ key: BindingKey, cause: any Error) -> ProvisionError {
         ProvisionError(

@@ -207,7 +207,7 @@ extension Lazy: SyntheticDependency {
         return Recipe<Lazy<T>>(
             dependencies: .deferred([target]),
             link: { pass, node in
-                guard case .sync = pass else { return .noAsyncForm }
+                guard case .sync = pass else { return .noForm }
                 let injector = WeakInjector(node.injector)
                 // A new handle per injection: each dependent resolves its own value once.
                 return .sync(Plan { _ in Lazy(provider: Provider(injector: injector, key: target)) })

@@ -40,7 +40,7 @@ extension ObjectFactory: SyntheticDependency {
         Recipe<ObjectFactory>(
             dependencies: .known([]),
             link: { pass, node in
-                guard case .sync = pass else { return .noAsyncForm }
+                guard case .sync = pass else { return .noForm }
                 let factory = ObjectFactory(injector: WeakInjector(node.injector))
                 return .sync(Plan { _ in factory })
             },

@@ -50,7 +50,7 @@ extension Provider: SyntheticDependency {
         return Recipe<Provider<T>>(
             dependencies: .deferred([target]),
             link: { pass, node in
-                guard case .sync = pass else { return .noAsyncForm }
+                guard case .sync = pass else { return .noForm }
                 let provider = Provider(injector: WeakInjector(node.injector), key: target)
                 return .sync(Plan { _ in provider })
             },

@@ -25,7 +25,7 @@ public struct BindingBuilder<T> {
     @inlinable
     @discardableResult
     public func to<each Dependency>(
-        _ factory: @escaping @Sendable (repeat each Dependency) throws -> T
+        _ factory: @escaping @Sendable (repeat consuming each Dependency) throws -> T
     ) -> ScopeBuilder<T> {
         binder.setRecipe(Recipe.constructor(factory), at: index)
         return ScopeBuilder(binder: binder, index: index)

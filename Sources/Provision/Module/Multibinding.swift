@@ -6,7 +6,7 @@ extension Recipe {
             dependencies: .known(elements),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
-                    guard case .async(let linker) = pass else { return .noAsyncForm }
+                    guard case .async(let linker) = pass else { return .noForm }
                     return .async(try collectingAsynchronously(elements, of: Element.self, linker, node))
                 }
                 let key = node.key

@@ -198,9 +198,19 @@ extension Node {
 
     /// The plan of a constructor binding: property injection (see ``ConstructionInjection``), then the
     /// scope.
+    ///
+    /// A `programmable` recipe (one with an instruction form, see ``Program``) whose plan ends up being
+    /// its construction alone — a transient binding, without declared injected properties or an
+    /// observer — lets top-level requests build the node with a program.
     @inlinable
-    func scopedConstruction(_ inner: Plan<T>, _ injection: ConstructionInjection) -> Plan<T> {
-        guard let declared = injection.declared else { return scoped(inner) }
+    func scopedConstruction(_ inner: Plan<T>, _ injection: ConstructionInjection, programmable: Bool = false)
+        -> Plan<T>
+    {
+        guard let declared = injection.declared else {
+            let plan = scoped(inner)
+            if programmable, plan === inner { allowPrograms() }
+            return plan
+        }
         return scoped(injectingProperties(inner, declared))
     }
 

@@ -4,34 +4,40 @@
 
 /// The captured state of a constructor plan with one dependency.
 @usableFromInline
-final class ConstructorStep1<A, T>: Sendable {
+final class ConstructorStep1<A, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let factory: @Sendable (consuming A) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
         key: BindingKey,
         a: PlanReference<A>,
         factory: @escaping @Sendable (consuming A) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with two dependencies.
 @usableFromInline
-final class ConstructorStep2<A, B, T>: Sendable {
+final class ConstructorStep2<A, B, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
     @usableFromInline let factory: @Sendable (consuming A, consuming B) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -39,25 +45,29 @@ final class ConstructorStep2<A, B, T>: Sendable {
         a: PlanReference<A>,
         b: PlanReference<B>,
         factory: @escaping @Sendable (consuming A, consuming B) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
         self.b = b
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with three dependencies.
 @usableFromInline
-final class ConstructorStep3<A, B, C, T>: Sendable {
+final class ConstructorStep3<A, B, C, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
     @usableFromInline let c: PlanReference<C>
     @usableFromInline let factory: @Sendable (consuming A, consuming B, consuming C) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -66,7 +76,8 @@ final class ConstructorStep3<A, B, C, T>: Sendable {
         b: PlanReference<B>,
         c: PlanReference<C>,
         factory: @escaping @Sendable (consuming A, consuming B, consuming C) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -74,12 +85,13 @@ final class ConstructorStep3<A, B, C, T>: Sendable {
         self.c = c
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with four dependencies.
 @usableFromInline
-final class ConstructorStep4<A, B, C, D, T>: Sendable {
+final class ConstructorStep4<A, B, C, D, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -87,6 +99,8 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
     @usableFromInline let d: PlanReference<D>
     @usableFromInline let factory: @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -96,7 +110,8 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
         c: PlanReference<C>,
         d: PlanReference<D>,
         factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -105,12 +120,13 @@ final class ConstructorStep4<A, B, C, D, T>: Sendable {
         self.d = d
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with five dependencies.
 @usableFromInline
-final class ConstructorStep5<A, B, C, D, E, T>: Sendable {
+final class ConstructorStep5<A, B, C, D, E, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -120,6 +136,8 @@ final class ConstructorStep5<A, B, C, D, E, T>: Sendable {
     @usableFromInline let factory:
         @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -130,7 +148,8 @@ final class ConstructorStep5<A, B, C, D, E, T>: Sendable {
         d: PlanReference<D>,
         e: PlanReference<E>,
         factory: @escaping @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -140,12 +159,13 @@ final class ConstructorStep5<A, B, C, D, E, T>: Sendable {
         self.e = e
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with six dependencies.
 @usableFromInline
-final class ConstructorStep6<A, B, C, D, E, F, T>: Sendable {
+final class ConstructorStep6<A, B, C, D, E, F, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -156,6 +176,8 @@ final class ConstructorStep6<A, B, C, D, E, F, T>: Sendable {
     @usableFromInline let factory:
         @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E, consuming F) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -169,7 +191,8 @@ final class ConstructorStep6<A, B, C, D, E, F, T>: Sendable {
         factory:
             @escaping @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E, consuming F) throws ->
             T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -180,12 +203,13 @@ final class ConstructorStep6<A, B, C, D, E, F, T>: Sendable {
         self.f = f
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with seven dependencies.
 @usableFromInline
-final class ConstructorStep7<A, B, C, D, E, F, G, T>: Sendable {
+final class ConstructorStep7<A, B, C, D, E, F, G, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -198,6 +222,8 @@ final class ConstructorStep7<A, B, C, D, E, F, G, T>: Sendable {
         @Sendable (consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G) throws ->
             T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -213,7 +239,8 @@ final class ConstructorStep7<A, B, C, D, E, F, G, T>: Sendable {
             @escaping @Sendable (
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G
             ) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -225,12 +252,13 @@ final class ConstructorStep7<A, B, C, D, E, F, G, T>: Sendable {
         self.g = g
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with eight dependencies.
 @usableFromInline
-final class ConstructorStep8<A, B, C, D, E, F, G, H, T>: Sendable {
+final class ConstructorStep8<A, B, C, D, E, F, G, H, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -245,6 +273,8 @@ final class ConstructorStep8<A, B, C, D, E, F, G, H, T>: Sendable {
             consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H
         ) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -261,7 +291,8 @@ final class ConstructorStep8<A, B, C, D, E, F, G, H, T>: Sendable {
             @escaping @Sendable (
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H
             ) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -274,12 +305,13 @@ final class ConstructorStep8<A, B, C, D, E, F, G, H, T>: Sendable {
         self.h = h
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with nine dependencies.
 @usableFromInline
-final class ConstructorStep9<A, B, C, D, E, F, G, H, I, T>: Sendable {
+final class ConstructorStep9<A, B, C, D, E, F, G, H, I, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -296,6 +328,8 @@ final class ConstructorStep9<A, B, C, D, E, F, G, H, I, T>: Sendable {
             consuming I
         ) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -314,7 +348,8 @@ final class ConstructorStep9<A, B, C, D, E, F, G, H, I, T>: Sendable {
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H,
                 consuming I
             ) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -328,12 +363,13 @@ final class ConstructorStep9<A, B, C, D, E, F, G, H, I, T>: Sendable {
         self.i = i
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with ten dependencies.
 @usableFromInline
-final class ConstructorStep10<A, B, C, D, E, F, G, H, I, J, T>: Sendable {
+final class ConstructorStep10<A, B, C, D, E, F, G, H, I, J, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -351,6 +387,8 @@ final class ConstructorStep10<A, B, C, D, E, F, G, H, I, J, T>: Sendable {
             consuming I, consuming J
         ) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -370,7 +408,8 @@ final class ConstructorStep10<A, B, C, D, E, F, G, H, I, J, T>: Sendable {
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H,
                 consuming I, consuming J
             ) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -385,12 +424,13 @@ final class ConstructorStep10<A, B, C, D, E, F, G, H, I, J, T>: Sendable {
         self.j = j
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with eleven dependencies.
 @usableFromInline
-final class ConstructorStep11<A, B, C, D, E, F, G, H, I, J, K, T>: Sendable {
+final class ConstructorStep11<A, B, C, D, E, F, G, H, I, J, K, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -409,6 +449,8 @@ final class ConstructorStep11<A, B, C, D, E, F, G, H, I, J, K, T>: Sendable {
             consuming I, consuming J, consuming K
         ) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -429,7 +471,8 @@ final class ConstructorStep11<A, B, C, D, E, F, G, H, I, J, K, T>: Sendable {
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H,
                 consuming I, consuming J, consuming K
             ) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -445,12 +488,13 @@ final class ConstructorStep11<A, B, C, D, E, F, G, H, I, J, K, T>: Sendable {
         self.k = k
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }
 
 /// The captured state of a constructor plan with twelve dependencies.
 @usableFromInline
-final class ConstructorStep12<A, B, C, D, E, F, G, H, I, J, K, L, T>: Sendable {
+final class ConstructorStep12<A, B, C, D, E, F, G, H, I, J, K, L, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let a: PlanReference<A>
     @usableFromInline let b: PlanReference<B>
@@ -470,6 +514,8 @@ final class ConstructorStep12<A, B, C, D, E, F, G, H, I, J, K, L, T>: Sendable {
             consuming I, consuming J, consuming K, consuming L
         ) throws -> T
     @usableFromInline let injection: PropertyInjection?
+    /// Where a program's instruction puts the value (see ``Program``); 0 in a plan.
+    @usableFromInline let output: Int
 
     @inlinable
     init(
@@ -491,7 +537,8 @@ final class ConstructorStep12<A, B, C, D, E, F, G, H, I, J, K, L, T>: Sendable {
                 consuming A, consuming B, consuming C, consuming D, consuming E, consuming F, consuming G, consuming H,
                 consuming I, consuming J, consuming K, consuming L
             ) throws -> T,
-        injection: PropertyInjection?
+        injection: PropertyInjection?,
+        output: Int = 0
     ) {
         self.key = key
         self.a = a
@@ -508,5 +555,6 @@ final class ConstructorStep12<A, B, C, D, E, F, G, H, I, J, K, L, T>: Sendable {
         self.l = l
         self.factory = factory
         self.injection = injection
+        self.output = output
     }
 }

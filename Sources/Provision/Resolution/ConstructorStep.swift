@@ -20,7 +20,7 @@
 
 /// The captured state of a constructor plan without dependencies.
 @usableFromInline
-final class ConstructorStep0<T>: Sendable {
+final class ConstructorStep0<T>: KeyedStep {
     @usableFromInline let key: BindingKey
     @usableFromInline let f: @Sendable () throws -> T
     @usableFromInline let injection: PropertyInjection?
@@ -44,18 +44,18 @@ final class ConstructorStep0<T>: Sendable {
 /// buffer of words, the expansion inside the plan's closure needs no metadata beyond the pack's own, and
 /// the closure is specialized where the binding is declared, like the fixed-arity ones.
 @usableFromInline
-final class ConstructorStepPack<each D, T>: Sendable {
+final class ConstructorStepPack<each D, T>: KeyedStep {
     @usableFromInline let key: BindingKey
     /// The dependencies' ``PlanReference``s (their bits), in parameter order. Unsafe only in name: written while the step is linked, before its plan is published (the
     /// publication's release orders the writes), and only read afterwards.
     @usableFromInline nonisolated(unsafe) let plans: UnsafeMutablePointer<UInt>
     /// The number of dependencies.
     @usableFromInline let count: Int
-    @usableFromInline let f: @Sendable (repeat each D) throws -> T
+    @usableFromInline let f: @Sendable (repeat consuming each D) throws -> T
     @usableFromInline let injection: PropertyInjection?
 
     @inlinable
-    init(key: BindingKey, f: @escaping @Sendable (repeat each D) throws -> T, injection: PropertyInjection?) {
+    init(key: BindingKey, f: @escaping @Sendable (repeat consuming each D) throws -> T, injection: PropertyInjection?) {
         var count = 0
         for _ in repeat (each D).self {
             count += 1
@@ -69,5 +69,27 @@ final class ConstructorStepPack<each D, T>: Sendable {
 
     deinit {
         plans.deallocate()
+    }
+}
+
+/// A plan's captured state that knows its binding's key: the failures of its plan are reported out of
+/// line, so that the plan's own frame holds nothing for them and the key is read only when one happens.
+@usableFromInline
+protocol KeyedStep: AnyObject, Sendable {
+    var key: BindingKey { get }
+}
+
+extension KeyedStep {
+    /// A dependency's failure, with this step's key on its path.
+    @usableFromInline @inline(never)
+    func dependencyFailed(_ error: consuming ProvisionError) -> ProvisionError {
+        error.prepending(key)
+    }
+
+    /// What the factory threw, as ``ProvisionError/Code/factoryFailed`` for this step's key (or a
+    /// Provision error the factory passed on, with the key on its path).
+    @usableFromInline @inline(never)
+    func factoryFailed(_ error: any Error) -> ProvisionError {
+        ProvisionError.thrown(by: key, error)
     }
 }

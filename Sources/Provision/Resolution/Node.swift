@@ -12,6 +12,9 @@ protocol AnyNode: AnyObject, Sendable {
     var scope: Scope { get }
     var location: SourceLocation { get }
     var isLinked: Bool { get }
+    /// Whether the node's binding is a transient constructor whose plan is only its construction, so
+    /// that a ``Program`` can build it with an instruction (see ``Node/allowPrograms()``).
+    var isProgrammable: Bool { get }
     /// When the node was created, relative to every other node: declaration order.
     var declarationIndex: Int { get }
 
@@ -148,6 +151,12 @@ final class Node<T>: AnyNode {
     /// two atomic operations on the injector's reference count per binding, creating and freeing it.
     @usableFromInline unowned(unsafe) let injector: Injector
 
+    /// The node's ``Program`` for top-level requests, in one word: 0 while the binding can't have one
+    /// (or isn't linked yet), ``ProgramState/allowed`` once its link found it can, ``ProgramState/none``
+    /// once its builder found it would gain nothing, else the program's address (retained by the node,
+    /// released in `deinit`). Read on the same cache line as ``linkedPlan``.
+    @usableFromInline let linkedProgram = Atomic<UInt>(0)
+
     /// The plan for async requests, published once when first needed; retained like ``linkedPlan``.
     @usableFromInline let linkedAsyncPlan = Atomic<UInt>(0)
 
@@ -226,6 +235,9 @@ final class Node<T>: AnyNode {
         // Released as plain objects: naming `Plan<T>` here would cost a metadata lookup per node.
         AtomicReference.release(linkedPlan)
         AtomicReference.release(linkedAsyncPlan)
+        if linkedProgram.load(ordering: .relaxed) > ProgramState.none {
+            AtomicReference.release(linkedProgram)
+        }
         AtomicReference.release(propertyInjection)
     }
 
@@ -270,10 +282,66 @@ final class Node<T>: AnyNode {
         if let value = try makeDirectly(context) {
             return value
         }
+        let program = linkedProgram.load(ordering: .acquiring)
+        if program > ProgramState.none {
+            return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)
+        }
         guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
-            return try linkAndMake(context)
+            return try linkAndResolve(context)
+        }
+        if program == ProgramState.allowed {
+            return try makeProgram(context)
         }
         return try PlanReference(plan).make(context)
+    }
+
+    /// The first top-level request for the node: links it, then resolves it like later requests will
+    /// (with a program when it may have one), so that the first request doesn't nest deeper than later
+    /// ones.
+    @usableFromInline @inline(never)
+    func linkAndResolve(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        let plan = try Linker().link(self)
+        let program = linkedProgram.load(ordering: .acquiring)
+        if program > ProgramState.none {
+            return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)
+        }
+        if program == ProgramState.allowed {
+            return try makeProgram(context)
+        }
+        return try plan.make(context)
+    }
+
+    /// The first top-level request for a node that may have a ``Program``: makes it (or finds it would
+    /// gain nothing), publishes that, and resolves.
+    @usableFromInline @inline(never)
+    func makeProgram(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        let made = ProgramBuilder.program(for: self)
+        let word = made.map { AtomicReference.bits(Unmanaged.passRetained($0)) } ?? ProgramState.none
+        let (exchanged, current) = linkedProgram.compareExchange(
+            expected: ProgramState.allowed,
+            desired: word,
+            ordering: .acquiringAndReleasing
+        )
+        if !exchanged, made != nil, let address = UnsafeRawPointer(bitPattern: word) {
+            Unmanaged<Program<T>>.fromOpaque(address).release()
+        }
+        let published = exchanged ? word : current
+        if published > ProgramState.none {
+            return try Program<T>.run(UnsafeRawPointer(bitPattern: published).unsafelyUnwrapped, context)
+        }
+        guard let plan else { return try linkAndMake(context) }
+        return try plan.make(context)
+    }
+
+    /// Lets top-level requests build the node with a ``Program``: called by a fixed-arity constructor's
+    /// link when its plan is its construction alone (see ``isProgrammable``).
+    @usableFromInline
+    func allowPrograms() {
+        _ = linkedProgram.compareExchange(expected: 0, desired: ProgramState.allowed, ordering: .relaxed)
+    }
+
+    @usableFromInline var isProgrammable: Bool {
+        linkedProgram.load(ordering: .acquiring) != 0 && isLinked
     }
 
     /// The property injection check of an instance of a subclass of `T` that ``makeDirectly(_:)`` built.
@@ -358,6 +426,14 @@ final class Node<T>: AnyNode {
     /// The linked plan, if the node was linked already. No retain: the node keeps the plan alive.
     @inlinable var plan: Plan<T>? {
         AtomicReference.load(linkedPlan, as: Plan<T>.self)?.takeUnretainedValue()
+    }
+
+    /// A singleton dependency whose instance is not published yet (see ``PlanReference``): its plan
+    /// builds it behind its gate, linking it first if needed.
+    @usableFromInline @inline(never)
+    func resolveUnbuilt(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        guard let plan else { return try linkAndMake(context) }
+        return try plan.make(context)
     }
 
     /// Links the node (and its static dependencies) and runs the plan: the first request's path.
@@ -455,6 +531,16 @@ final class Node<T>: AnyNode {
 // compiler cannot see that through the unconstrained generic parameter. All other state is immutable
 // or behind atomics.
 extension Node: @unchecked Sendable {}
+
+/// The states of ``Node/linkedProgram`` that are not a program's address.
+@usableFromInline
+enum ProgramState {
+    /// The node may have a program; none was made yet.
+    @inlinable static var allowed: UInt { 1 }
+    /// The node's program would gain nothing over its plan: its dependencies are none of them
+    /// instructions.
+    @inlinable static var none: UInt { 2 }
+}
 
 /// What a node's stand-in ``Node/directFactory`` would throw; never thrown, since only a node with a
 /// real initializer enables direct construction.

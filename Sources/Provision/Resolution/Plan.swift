@@ -57,6 +57,44 @@ struct PlanReference<T>: Sendable {
         self.bits = UInt(bitPattern: Unmanaged.passUnretained(node).toOpaque()) | ReferenceTag.node | tags
     }
 
+    /// In an instruction of a ``Program``: the value an earlier instruction built, taken from the program's
+    /// value stack at `offset` bytes.
+    init(stackedAt offset: Int) {
+        self.bits = UInt(offset) << ReferenceTag.stackedOffsetShift | ReferenceTag.stacked
+    }
+
+    /// In an instruction of a ``Program``: a dependency that could have been an instruction but for the
+    /// program's size (see ``ProgramBuilder/instructionLimit``), resolved like a top-level request for
+    /// `node`, with the node's own program: a chain longer than one program's limit then runs as a few
+    /// nested programs rather than as one nested plan per binding.
+    init(programOf node: Node<T>) {
+        self.bits =
+            UInt(bitPattern: Unmanaged.passUnretained(node).toOpaque()) | ReferenceTag.node | ReferenceTag.stacked
+    }
+
+    /// Builds the value in an instruction of a ``Program`` whose value stack is `stack`: takes it from the
+    /// stack when an earlier instruction built it there (moving it out: each is taken once), otherwise
+    /// like ``make(_:)``.
+    @inlinable @inline(__always)
+    func make(_ context: ResolutionContext, stack: UnsafeMutableRawPointer) throws(ProvisionError) -> T {
+        if bits & ReferenceTag.stacked != 0 {
+            if bits & ReferenceTag.node != 0 {
+                return try PlanReference.resolveThroughProgram(bits, context)
+            }
+            return (stack + Int(bits >> ReferenceTag.stackedOffsetShift)).assumingMemoryBound(to: T.self).move()
+        }
+        return try PlanReference.make(bits, context)
+    }
+
+    /// The dependency of a reference made with ``init(programOf:)``.
+    @usableFromInline @inline(never)
+    static func resolveThroughProgram(_ bits: UInt, _ context: ResolutionContext) throws(ProvisionError) -> T {
+        let address = UnsafeRawPointer(bitPattern: bits & ~ReferenceTag.mask).unsafelyUnwrapped
+        unowned(unsafe) let node = Unmanaged<Node<T>>.fromOpaque(address).takeUnretainedValue()
+        try StackGuard.check(node.key)
+        return try node.resolveUnpublished(context)
+    }
+
     /// Builds the value.
     @inlinable @inline(__always)
     func make(_ context: ResolutionContext) throws(ProvisionError) -> T {
@@ -93,8 +131,7 @@ struct PlanReference<T>: Sendable {
                     if let instance = UnsafeRawPointer(bitPattern: node.instance.load(ordering: .acquiring)) {
                         return unsafeBitCast(instance, to: T.self)
                     }
-                    guard let plan = node.plan else { return try node.linkAndMake(context) }
-                    return try plan.make(context)
+                    return try node.resolveUnbuilt(context)
                 }
                 let value: T
                 do {
@@ -109,11 +146,10 @@ struct PlanReference<T>: Sendable {
                 }
                 return value
             }
-        } catch let error as ProvisionError {
-            throw error
         } catch {
-            // Not reached: everything above throws ProvisionError (the closures lose the type).
-            throw ProvisionError.thrown(by: BindingKey(T.self), error)
+            // Everything above throws ProvisionError; the closures lose the type. Converted out of line,
+            // so that the request's own frame keeps no slots for the cast.
+            throw ProvisionError.recovered(error)
         }
     }
 }
@@ -129,6 +165,13 @@ enum ReferenceTag {
     /// With ``node`` alone: a direct transient whose instances may be of a subclass that declares
     /// injected properties, checked like ``Node/makeDirectly(_:)`` checks them.
     @inlinable static var classCheck: UInt { 4 }
+    /// Without ``node``: not an address but a value on a program's stack, at the offset in the bits above
+    /// ``stackedOffsetShift`` (see ``PlanReference/init(stackedAt:)``). With ``node``: the node resolved
+    /// through its own program (see ``PlanReference/init(programOf:)``). Only instructions of a
+    /// ``Program`` have such references.
+    @inlinable static var stacked: UInt { 8 }
+    /// Where a stacked value's offset starts in a reference's bits.
+    @inlinable static var stackedOffsetShift: UInt { 4 }
     /// Every tag bit (a node's address is 16-byte aligned).
     @inlinable static var mask: UInt { 15 }
 }

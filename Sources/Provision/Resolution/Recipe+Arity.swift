@@ -11,6 +11,37 @@ extension Recipe {
             dependencies: .known([BindingKey(A.self)]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let step = ConstructorStep1(
+                            key: node.key,
+                            a: ra,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(consume va)
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously({ (va: A) in try f(va) }, pass, node)
                 }
@@ -21,20 +52,22 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(consume va)
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(consume va)
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -47,6 +80,41 @@ extension Recipe {
             dependencies: .known([BindingKey(A.self), BindingKey(B.self)]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let step = ConstructorStep2(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(consume va, consume vb)
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously({ (va: A, vb: B) in try f(va, vb) }, pass, node)
                 }
@@ -58,21 +126,24 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(consume va, consume vb)
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(consume va, consume vb)
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -87,6 +158,45 @@ extension Recipe {
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self)]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let step = ConstructorStep3(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(consume va, consume vb, consume vc)
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously({ (va: A, vb: B, vc: C) in try f(va, vb, vc) }, pass, node)
                 }
@@ -99,22 +209,26 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(consume va, consume vb, consume vc)
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(consume va, consume vb, consume vc)
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -129,6 +243,49 @@ extension Recipe {
             dependencies: .known([BindingKey(A.self), BindingKey(B.self), BindingKey(C.self), BindingKey(D.self)]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let step = ConstructorStep4(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(consume va, consume vb, consume vc, consume vd)
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D) in try f(va, vb, vc, vd) }, pass, node)
@@ -143,23 +300,28 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(consume va, consume vb, consume vc, consume vd)
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(consume va, consume vb, consume vc, consume vd)
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -180,6 +342,53 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let step = ConstructorStep5(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(consume va, consume vb, consume vc, consume vd, consume ve)
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E) in try f(va, vb, vc, vd, ve) }, pass, node)
@@ -195,24 +404,30 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(consume va, consume vb, consume vc, consume vd, consume ve)
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(consume va, consume vb, consume vc, consume vd, consume ve)
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -236,6 +451,64 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let step = ConstructorStep6(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F) in try f(va, vb, vc, vd, ve, vf) }, pass, node)
@@ -252,32 +525,39 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -303,6 +583,69 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let rg = try builder.reference(for: G.self, below: node)
+                        let step = ConstructorStep7(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            g: rg,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                let vg: G
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                    vg = try step.g.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf,
+                                        consume vg
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G) in try f(va, vb, vc, vd, ve, vf, vg) },
@@ -321,34 +664,42 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let vg = try step.g.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf,
-                                consume vg
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    let vg: G
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                        vg = try step.g.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf,
+                            consume vg
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -375,6 +726,74 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let rg = try builder.reference(for: G.self, below: node)
+                        let rh = try builder.reference(for: H.self, below: node)
+                        let step = ConstructorStep8(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            g: rg,
+                            h: rh,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                let vg: G
+                                let vh: H
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                    vg = try step.g.make(context, stack: stack)
+                                    vh = try step.h.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf,
+                                        consume vg,
+                                        consume vh
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H) in
@@ -395,36 +814,45 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let vg = try step.g.make(context, for: step.key)
-                        let vh = try step.h.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf,
-                                consume vg,
-                                consume vh
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    let vg: G
+                    let vh: H
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                        vg = try step.g.make(context)
+                        vh = try step.h.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf,
+                            consume vg,
+                            consume vh
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -453,6 +881,79 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let rg = try builder.reference(for: G.self, below: node)
+                        let rh = try builder.reference(for: H.self, below: node)
+                        let ri = try builder.reference(for: I.self, below: node)
+                        let step = ConstructorStep9(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            g: rg,
+                            h: rh,
+                            i: ri,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                let vg: G
+                                let vh: H
+                                let vi: I
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                    vg = try step.g.make(context, stack: stack)
+                                    vh = try step.h.make(context, stack: stack)
+                                    vi = try step.i.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf,
+                                        consume vg,
+                                        consume vh,
+                                        consume vi
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I) in
@@ -474,38 +975,48 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let vg = try step.g.make(context, for: step.key)
-                        let vh = try step.h.make(context, for: step.key)
-                        let vi = try step.i.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf,
-                                consume vg,
-                                consume vh,
-                                consume vi
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    let vg: G
+                    let vh: H
+                    let vi: I
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                        vg = try step.g.make(context)
+                        vh = try step.h.make(context)
+                        vi = try step.i.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf,
+                            consume vg,
+                            consume vh,
+                            consume vi
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -535,6 +1046,84 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let rg = try builder.reference(for: G.self, below: node)
+                        let rh = try builder.reference(for: H.self, below: node)
+                        let ri = try builder.reference(for: I.self, below: node)
+                        let rj = try builder.reference(for: J.self, below: node)
+                        let step = ConstructorStep10(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            g: rg,
+                            h: rh,
+                            i: ri,
+                            j: rj,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                let vg: G
+                                let vh: H
+                                let vi: I
+                                let vj: J
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                    vg = try step.g.make(context, stack: stack)
+                                    vh = try step.h.make(context, stack: stack)
+                                    vi = try step.i.make(context, stack: stack)
+                                    vj = try step.j.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf,
+                                        consume vg,
+                                        consume vh,
+                                        consume vi,
+                                        consume vj
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I, vj: J) in
@@ -557,40 +1146,51 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let vg = try step.g.make(context, for: step.key)
-                        let vh = try step.h.make(context, for: step.key)
-                        let vi = try step.i.make(context, for: step.key)
-                        let vj = try step.j.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf,
-                                consume vg,
-                                consume vh,
-                                consume vi,
-                                consume vj
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    let vg: G
+                    let vh: H
+                    let vi: I
+                    let vj: J
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                        vg = try step.g.make(context)
+                        vh = try step.h.make(context)
+                        vi = try step.i.make(context)
+                        vj = try step.j.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf,
+                            consume vg,
+                            consume vh,
+                            consume vi,
+                            consume vj
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -621,6 +1221,89 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let rg = try builder.reference(for: G.self, below: node)
+                        let rh = try builder.reference(for: H.self, below: node)
+                        let ri = try builder.reference(for: I.self, below: node)
+                        let rj = try builder.reference(for: J.self, below: node)
+                        let rk = try builder.reference(for: K.self, below: node)
+                        let step = ConstructorStep11(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            g: rg,
+                            h: rh,
+                            i: ri,
+                            j: rj,
+                            k: rk,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                let vg: G
+                                let vh: H
+                                let vi: I
+                                let vj: J
+                                let vk: K
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                    vg = try step.g.make(context, stack: stack)
+                                    vh = try step.h.make(context, stack: stack)
+                                    vi = try step.i.make(context, stack: stack)
+                                    vj = try step.j.make(context, stack: stack)
+                                    vk = try step.k.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf,
+                                        consume vg,
+                                        consume vh,
+                                        consume vi,
+                                        consume vj,
+                                        consume vk
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I, vj: J, vk: K) in
@@ -644,42 +1327,54 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let vg = try step.g.make(context, for: step.key)
-                        let vh = try step.h.make(context, for: step.key)
-                        let vi = try step.i.make(context, for: step.key)
-                        let vj = try step.j.make(context, for: step.key)
-                        let vk = try step.k.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf,
-                                consume vg,
-                                consume vh,
-                                consume vi,
-                                consume vj,
-                                consume vk
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    let vg: G
+                    let vh: H
+                    let vi: I
+                    let vj: J
+                    let vk: K
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                        vg = try step.g.make(context)
+                        vh = try step.h.make(context)
+                        vi = try step.i.make(context)
+                        vj = try step.j.make(context)
+                        vk = try step.k.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf,
+                            consume vg,
+                            consume vh,
+                            consume vi,
+                            consume vj,
+                            consume vk
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )
@@ -711,6 +1406,94 @@ extension Recipe {
             ]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
+                    if case .program(let builder) = pass {
+                        // An instruction of a program (see Program.swift): the same steps, with the
+                        // dependencies that the program built before it taken from its value stack.
+                        let ra = try builder.reference(for: A.self, below: node)
+                        let rb = try builder.reference(for: B.self, below: node)
+                        let rc = try builder.reference(for: C.self, below: node)
+                        let rd = try builder.reference(for: D.self, below: node)
+                        let re = try builder.reference(for: E.self, below: node)
+                        let rf = try builder.reference(for: F.self, below: node)
+                        let rg = try builder.reference(for: G.self, below: node)
+                        let rh = try builder.reference(for: H.self, below: node)
+                        let ri = try builder.reference(for: I.self, below: node)
+                        let rj = try builder.reference(for: J.self, below: node)
+                        let rk = try builder.reference(for: K.self, below: node)
+                        let rl = try builder.reference(for: L.self, below: node)
+                        let step = ConstructorStep12(
+                            key: node.key,
+                            a: ra,
+                            b: rb,
+                            c: rc,
+                            d: rd,
+                            e: re,
+                            f: rf,
+                            g: rg,
+                            h: rh,
+                            i: ri,
+                            j: rj,
+                            k: rk,
+                            l: rl,
+                            factory: f,
+                            injection: try node.constructionInjection().dynamic,
+                            output: builder.output(of: node)
+                        )
+                        return .instruction(
+                            Instruction { [step] context, stack throws(ProvisionError) in
+                                let va: A
+                                let vb: B
+                                let vc: C
+                                let vd: D
+                                let ve: E
+                                let vf: F
+                                let vg: G
+                                let vh: H
+                                let vi: I
+                                let vj: J
+                                let vk: K
+                                let vl: L
+                                do throws(ProvisionError) {
+                                    va = try step.a.make(context, stack: stack)
+                                    vb = try step.b.make(context, stack: stack)
+                                    vc = try step.c.make(context, stack: stack)
+                                    vd = try step.d.make(context, stack: stack)
+                                    ve = try step.e.make(context, stack: stack)
+                                    vf = try step.f.make(context, stack: stack)
+                                    vg = try step.g.make(context, stack: stack)
+                                    vh = try step.h.make(context, stack: stack)
+                                    vi = try step.i.make(context, stack: stack)
+                                    vj = try step.j.make(context, stack: stack)
+                                    vk = try step.k.make(context, stack: stack)
+                                    vl = try step.l.make(context, stack: stack)
+                                } catch {
+                                    throw step.dependencyFailed(error)
+                                }
+                                let value: T
+                                do {
+                                    value = try step.factory(
+                                        consume va,
+                                        consume vb,
+                                        consume vc,
+                                        consume vd,
+                                        consume ve,
+                                        consume vf,
+                                        consume vg,
+                                        consume vh,
+                                        consume vi,
+                                        consume vj,
+                                        consume vk,
+                                        consume vl
+                                    )
+                                } catch {
+                                    throw step.factoryFailed(error)
+                                }
+                                (stack + step.output).initializeMemory(
+                                    as: T.self,
+                                    to: try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                                )
+                            })
+                    }
                     // The async pass, rare: the pack form, unspecialized (see Recipe+Async.swift).
                     return try constructingAsynchronously(
                         { (va: A, vb: B, vc: C, vd: D, ve: E, vf: F, vg: G, vh: H, vi: I, vj: J, vk: K, vl: L) in
@@ -735,44 +1518,57 @@ extension Recipe {
                     factory: f,
                     injection: injection.dynamic
                 )
-                let plan = node.scopedConstruction(
-                    Plan { [step] context throws(ProvisionError) in
-                        let va = try step.a.make(context, for: step.key)
-                        let vb = try step.b.make(context, for: step.key)
-                        let vc = try step.c.make(context, for: step.key)
-                        let vd = try step.d.make(context, for: step.key)
-                        let ve = try step.e.make(context, for: step.key)
-                        let vf = try step.f.make(context, for: step.key)
-                        let vg = try step.g.make(context, for: step.key)
-                        let vh = try step.h.make(context, for: step.key)
-                        let vi = try step.i.make(context, for: step.key)
-                        let vj = try step.j.make(context, for: step.key)
-                        let vk = try step.k.make(context, for: step.key)
-                        let vl = try step.l.make(context, for: step.key)
-                        let value: T
-                        do {
-                            value = try step.factory(
-                                consume va,
-                                consume vb,
-                                consume vc,
-                                consume vd,
-                                consume ve,
-                                consume vf,
-                                consume vg,
-                                consume vh,
-                                consume vi,
-                                consume vj,
-                                consume vk,
-                                consume vl
-                            )
-                        } catch {
-                            throw ProvisionError.thrown(by: step.key, error)
-                        }
-                        return try PropertyInjection.finish(value, step.injection, key: step.key, context)
-                    },
-                    injection
-                )
-                return .sync(plan)
+                let construction = Plan { [step] context throws(ProvisionError) in
+                    let va: A
+                    let vb: B
+                    let vc: C
+                    let vd: D
+                    let ve: E
+                    let vf: F
+                    let vg: G
+                    let vh: H
+                    let vi: I
+                    let vj: J
+                    let vk: K
+                    let vl: L
+                    do throws(ProvisionError) {
+                        va = try step.a.make(context)
+                        vb = try step.b.make(context)
+                        vc = try step.c.make(context)
+                        vd = try step.d.make(context)
+                        ve = try step.e.make(context)
+                        vf = try step.f.make(context)
+                        vg = try step.g.make(context)
+                        vh = try step.h.make(context)
+                        vi = try step.i.make(context)
+                        vj = try step.j.make(context)
+                        vk = try step.k.make(context)
+                        vl = try step.l.make(context)
+                    } catch {
+                        throw step.dependencyFailed(error)
+                    }
+                    let value: T
+                    do {
+                        value = try step.factory(
+                            consume va,
+                            consume vb,
+                            consume vc,
+                            consume vd,
+                            consume ve,
+                            consume vf,
+                            consume vg,
+                            consume vh,
+                            consume vi,
+                            consume vj,
+                            consume vk,
+                            consume vl
+                        )
+                    } catch {
+                        throw step.factoryFailed(error)
+                    }
+                    return try PropertyInjection.finish(value, step.injection, key: step.key, context)
+                }
+                return .sync(node.scopedConstruction(construction, injection, programmable: true))
             },
             instance: nil
         )

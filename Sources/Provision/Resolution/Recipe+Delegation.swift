@@ -6,7 +6,7 @@ extension Recipe {
             dependencies: .known([target]),
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
-                    guard case .async(let linker) = pass else { return .noAsyncForm }
+                    guard case .async(let linker) = pass else { return .noForm }
                     return .async(try delegatingAsynchronously(to: target, as: type, linker, node))
                 }
                 let key = node.key

@@ -12,6 +12,10 @@ final class EventLog: Sendable {
         events.withLock { $0 }
     }
 
+    func clear() {
+        events.withLock { $0.removeAll() }
+    }
+
     /// The events that start with `prefix`, without it: `with("stop ")` gives the stopped names.
     func with(_ prefix: String) -> [String] {
         all.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
