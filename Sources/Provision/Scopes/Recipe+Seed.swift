@@ -7,7 +7,7 @@ extension Recipe where T: Sendable {
         var recipe = Recipe(
             dependencies: .known([]),
             link: { pass, node in
-                guard case .sync = pass else { return .noAsyncForm }
+                guard case .sync = pass else { return .noForm }
                 let key = node.key
                 return .sync(
                     Plan { context throws(ProvisionError) in
