@@ -28,6 +28,7 @@ extension ProvisionError {
             case invalidLifecycle
             case cancelled
             case depthExceeded
+            case notSeeded
         }
 
         private let value: Value
@@ -133,6 +134,10 @@ extension ProvisionError {
         /// ``Provider`` or ``Lazy`` on one edge defers what is below it).
         public static let depthExceeded = Code(.depthExceeded)
 
+        /// A seed binding (``BindingBuilder/toSeed()``) was requested through a scope opened without its
+        /// value, or a scope was opened with a value for a key that no seed binding declares.
+        public static let notSeeded = Code(.notSeeded)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -159,6 +164,7 @@ extension ProvisionError {
             case .invalidLifecycle: "invalid lifecycle"
             case .cancelled: "cancelled"
             case .depthExceeded: "depth exceeded"
+            case .notSeeded: "not seeded"
             }
         }
     }

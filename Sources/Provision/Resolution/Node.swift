@@ -486,7 +486,11 @@ final class Node<T>: AnyNode {
                 stop: Node.action(hooks.stop, on: cell)
             )
         }
-        guard cell.value is any ManagedService else { return nil }
+        guard cell.value is any ManagedService else {
+            // A type only an integration knows (a swift-service-lifecycle `Service`): its adapter's.
+            guard let value = cell.value, !injector.configuration.lifecycleAdapters.isEmpty else { return nil }
+            return injector.adaptedLifecycle(of: value, key: key)
+        }
         return LifecycleActions(
             key: key,
             start: { try await (cell.value as? any ManagedService)?.start() },
