@@ -1,6 +1,11 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+// Scripts/test.sh sets PROVISION_SKIP_HUMMINGBIRD_TESTS=1 for its AddressSanitizer pass: the test bundle
+// then leaves out ProvisionHummingbird's tests, so that swift-nio, async-http-client and BoringSSL are
+// not built once more with AddressSanitizer (ThreadSanitizer and the debug pass run them).
+let skipsHummingbirdTests = Context.environment["PROVISION_SKIP_HUMMINGBIRD_TESTS"] == "1"
+
 let package = Package(
     name: "Provision",
     products: [
@@ -9,6 +14,8 @@ let package = Package(
         .library(name: "ProvisionLogging", targets: ["ProvisionLogging"]),
         // An injector's lifecycle inside a swift-service-lifecycle ServiceGroup: a library of its own too.
         .library(name: "ProvisionServiceLifecycle", targets: ["ProvisionServiceLifecycle"]),
+        // One seeded scope per Hummingbird request: a library of its own, on hummingbird.
+        .library(name: "ProvisionHummingbird", targets: ["ProvisionHummingbird"]),
         // A Swift Testing trait giving each test an injector of its own: it imports Testing, which the
         // Provision library (linked into services) must not.
         .library(name: "ProvisionTesting", targets: ["ProvisionTesting"]),
@@ -19,17 +26,22 @@ let package = Package(
         .executable(name: "di-bench", targets: ["DIBench"]),
         .executable(name: "provision-stress", targets: ["ProvisionStress"]),
         .executable(name: "job-daemon", targets: ["JobDaemon"]),
+        .executable(name: "todo-server", targets: ["TodoServer"]),
     ],
     dependencies: [
         // The Provision library itself depends on nothing. swift-log is for ProvisionLogging (and comes
-        // with swift-service-lifecycle), swift-service-lifecycle for ProvisionServiceLifecycle and the
-        // example daemon, swift-distributed-tracing for ProvisionTracing, swift-metrics for
-        // ProvisionMetrics; the others are for the benchmark.
+        // with swift-service-lifecycle), swift-service-lifecycle for ProvisionServiceLifecycle,
+        // hummingbird for ProvisionHummingbird, swift-distributed-tracing for ProvisionTracing,
+        // swift-metrics for ProvisionMetrics; postgres-nio and swift-metrics for the example server and
+        // daemon; swift-argument-parser for them and the benchmark; the others are for the benchmark.
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", exact: "1.7.3"),
-        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        // No default traits: neither swift-configuration nor full Foundation is needed here.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     ],
@@ -78,9 +90,40 @@ let package = Package(
             dependencies: [
                 "Provision",
                 "ProvisionServiceLifecycle",
+                "ExampleSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // What the example server and daemon share: an in-memory swift-metrics backend for their summaries.
+        .target(name: "ExampleSupport", dependencies: [.product(name: "Metrics", package: "swift-metrics")]),
+        .target(
+            name: "ProvisionHummingbird",
+            dependencies: [
+                "Provision",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The example server of the article "Serving HTTP with Provision": Hummingbird over PostgreSQL.
+        .executableTarget(
+            name: "TodoServer",
+            dependencies: [
+                "Provision",
+                "ProvisionServiceLifecycle",
+                "ProvisionHummingbird",
+                "ExampleSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ProvisionTests", dependencies: ["Provision"]),
@@ -127,6 +170,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if !skipsHummingbirdTests {
+    package.targets.append(
+        .testTarget(
+            name: "ProvisionHummingbirdTests",
+            dependencies: [
+                "Provision",
+                "ProvisionHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        )
+    )
+}
 
 for target in package.targets {
     var settings = target.swiftSettings ?? []

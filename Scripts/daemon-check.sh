@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the example job daemon (Sources/JobDaemon) for a few seconds, sends it SIGTERM, and checks from
-# its output that the graceful shutdown kept its promises: it exited 0 within the timeout, every
+# its log (swift-log's stream handler on standard output: the message of each line from the daemon's
+# own code, after its `[JobDaemon]` source) that the graceful shutdown kept its promises: it exited 0 within the timeout, every
 # accepted job finished (none failed) and had its scope disposed, several workers ran jobs, and every
 # service that started stopped, after the last job, in exactly the reverse order of starting.
 # Exits non-zero with the reason and the end of the daemon's output otherwise.
@@ -43,7 +44,7 @@ output=$(mktemp)
 pid=""
 cleanup() {
     if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
-    rm -f "$output"
+    rm -f "$output" "${log_output:-}"
 }
 trap cleanup EXIT
 
@@ -53,11 +54,11 @@ pid=$!
 
 # Bounded wait for the ready line: the services have started and jobs are being accepted.
 for _ in $(seq 1 200); do
-    grep -q '^ready' "$output" && break
+    grep -q '\[JobDaemon\] ready' "$output" && break
     kill -0 "$pid" 2>/dev/null || fatal "job-daemon exited before it was ready"
     sleep 0.05
 done
-grep -q '^ready' "$output" || fatal "job-daemon printed no ready line within 10 s"
+grep -q '\[JobDaemon\] ready' "$output" || fatal "job-daemon printed no ready line within 10 s"
 
 sleep "$seconds"
 log "Sending SIGTERM"
@@ -78,6 +79,12 @@ shutdown_ms=$((($(date +%s%N) - terminated) / 1000000))
 [ "$status" -eq 0 ] || fatal "job-daemon exited with status $status"
 
 log "Checking the output"
+# The messages of the daemon's own log lines, without the handler's timestamp, level, label, metadata
+# and source: `job 5 accepted`, `started Database`.
+log_output="$output"
+output=$(mktemp)
+sed -nE 's/^.* \[JobDaemon\] //p' "$log_output" >"$output"
+[ -s "$output" ] || { output="$log_output"; fatal "no log line from the daemon's code"; }
 grep -q '^stopped accepting jobs' "$output" || fatal "no 'stopped accepting jobs' line: SIGTERM did not reach the job runner"
 if grep -E '^job [0-9]+ failed' "$output"; then fatal "some jobs failed"; fi
 if grep -q '^JobQueue dropped' "$output"; then fatal "the queue was stopped with jobs still in it"; fi

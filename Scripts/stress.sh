@@ -63,9 +63,12 @@ elif [ "$perturb" = 1 ]; then
     binary=.build-perturb/release/provision-stress
     export PROVISION_PERTURB=1
 else
-    log "Building provision-stress (release)"
-    swift build -c release --product provision-stress -Xswiftc -warnings-as-errors || fatal "build"
-    binary=.build/release/provision-stress
+    # The scratch path of the release build: .build, or PROVISION_RELEASE_SCRATCH (Scripts/test.sh's).
+    scratch="${PROVISION_RELEASE_SCRATCH:-.build}"
+    log "Building provision-stress (release, scratch path $scratch)"
+    swift build -c release --product provision-stress --scratch-path "$scratch" -Xswiftc -warnings-as-errors \
+        || fatal "build"
+    binary="$scratch/release/provision-stress"
 fi
 [ -x "$binary" ] || fatal "missing $binary"
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs everything CI checks, in order: formatting, source rules, the test suite with warnings as errors,
+# Runs everything CI checks, in order: formatting, source rules; the builds (debug and sanitized in the
+# foreground, release in the background beside them); the test suite with warnings as errors,
 # the documentation (DocC, no warnings), the protocol models (spin; Scripts/model-check.sh),
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
 # random graphs under schedule perturbation for half as long, then under ThreadSanitizer), the example
-# daemon's SIGTERM check, and a di-bench smoke run. Fails loudly on the first failure.
+# daemon's SIGTERM check, a di-bench smoke run, and the example server over PostgreSQL under load
+# (Scripts/server-check.sh: both wirings compared, SIGTERM during load). Fails loudly on the first
+# failure.
 #
 # Usage: Scripts/test.sh                    # everything
 #        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
@@ -19,10 +22,11 @@ log() { printf '\n==> %s\n' "$*"; }
 fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
-for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/ProvisionTesting \
-    Sources/ProvisionTracing Sources/ProvisionMetrics Sources/JobDaemon Tests/ProvisionTests \
-    Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests Tests/ProvisionTestingTests \
-    Tests/ProvisionTracingTests Tests/ProvisionMetricsTests Benchmarks/DIBench; do
+for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLifecycle Sources/ProvisionHummingbird \
+    Sources/ProvisionTesting Sources/ProvisionTracing Sources/ProvisionMetrics Sources/JobDaemon Sources/TodoServer \
+    Tests/ProvisionTests Tests/ProvisionLoggingTests Tests/ProvisionServiceLifecycleTests \
+    Tests/ProvisionHummingbirdTests Tests/ProvisionTestingTests Tests/ProvisionTracingTests Tests/ProvisionMetricsTests \
+    Benchmarks/DIBench; do
     need_dir "$dir"
 done
 
@@ -56,8 +60,72 @@ if ! command -v dot >/dev/null 2>&1; then
     fi
 fi
 
-log "Build and test (debug, -warnings-as-errors)"
-swift build --build-tests -Xswiftc -warnings-as-errors || fatal "build"
+# ProvisionHummingbird's tests need swift-nio, async-http-client and BoringSSL: they are built and run once,
+# under ThreadSanitizer (a debug build too, instrumented), and left out of the other test bundles
+# (PROVISION_SKIP_HUMMINGBIRD_TESTS, which Package.swift reads). The ThreadSanitizer pass sets it to 0.
+export PROVISION_SKIP_HUMMINGBIRD_TESTS=1
+
+log "Resolving packages"
+swift package resolve || fatal "package resolution"
+mkdir -p "$root/.build"
+
+# Builds a product with the flags the steps below use. Usage: build_product NAME [SWIFT BUILD OPTIONS...]
+build_product() {
+    local product="$1"
+    shift
+    swift build --product "$product" "$@" -Xswiftc -warnings-as-errors || fatal "build of $product ($*)"
+}
+
+log "Release builds in the background (scratch path .build-release): di-bench, todo-server, provision-stress"
+# They share no scratch path with the builds in the foreground, which they overlap: two builds keep both
+# cores busy where one alone waits on a single long compile or a link. The tests run once they are done.
+# Scripts/stress.sh and Scripts/server-check.sh use these binaries (PROVISION_RELEASE_SCRATCH).
+export PROVISION_RELEASE_SCRATCH=.build-release
+release_log="$root/.build/release-builds.txt"
+(
+    set -e
+    for product in di-bench todo-server provision-stress; do
+        swift build -c release --product "$product" --scratch-path .build-release -Xswiftc -warnings-as-errors
+    done
+    # Scripts/stress.sh --perturb's build (the same flags).
+    swift build -c release --product provision-stress --scratch-path .build-perturb -Xswiftc -DPROVISION_PERTURB \
+        -Xswiftc -warnings-as-errors
+) >"$release_log" 2>&1 &
+release_pid=$!
+release_builds() {
+    if [ -n "$release_pid" ]; then
+        wait "$release_pid" || { tail -n 40 "$release_log" >&2; fatal "release builds (log: $release_log)"; }
+        release_pid=""
+        log "Release builds done"
+    fi
+}
+trap '[ -n "${release_pid:-}" ] && kill "$release_pid" 2>/dev/null || true' EXIT
+
+log "Debug builds (-warnings-as-errors): the test bundle, the depth probe, job-daemon"
+# Not every product: di-bench, provision-stress and todo-server are built in release, with the same flags
+# (their debug builds, di-bench's generated graphs and its peers' macros above all, would add minutes
+# and check nothing more).
+for product in ProvisionPackageTests DepthProbe job-daemon; do
+    build_product "$product"
+done
+
+# The sanitized test bundles, built now (the tests run after the release builds, on a quiet machine).
+if [ "${SKIP_TSAN:-0}" != "1" ]; then
+    log "ThreadSanitizer builds (scratch path .build-tsan): the whole test bundle, with ProvisionHummingbird's"
+    PROVISION_SKIP_HUMMINGBIRD_TESTS=0 build_product ProvisionPackageTests --sanitize=thread --scratch-path .build-tsan
+    PROVISION_SKIP_HUMMINGBIRD_TESTS=0 build_product DepthProbe --sanitize=thread --scratch-path .build-tsan
+    # Scripts/stress.sh --tsan's build (the same flags).
+    PROVISION_SKIP_HUMMINGBIRD_TESTS=0 build_product provision-stress --sanitize=thread --scratch-path .build-tsan
+fi
+if [ "${SKIP_ASAN:-0}" != "1" ]; then
+    log "AddressSanitizer builds (scratch path .build-asan)"
+    build_product ProvisionPackageTests --sanitize=address --scratch-path .build-asan
+    build_product DepthProbe --sanitize=address --scratch-path .build-asan
+fi
+
+release_builds
+
+log "Tests (debug)"
 # One test at a time (see sanitized_tests below for why).
 swift test --skip-build --no-parallel 2>&1 | tee "$root/.build/test-output.txt" || fatal "tests"
 grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/test-output.txt" || fatal "the test run did not report passing tests"
@@ -95,19 +163,11 @@ log "Protocol models (Scripts/model-check.sh: spin, every interleaving; then DEF
 Scripts/model-check.sh || fatal "model check"
 Scripts/model-check.sh --defects || fatal "model check: a defect put back was not found"
 
-# Builds and runs the test suite under one sanitizer, in its own scratch path, and fails on any report.
+# Runs the test suite under one sanitizer (built above, in its own scratch path), and fails on any report.
 # Usage: sanitized_tests NAME SANITIZER SCRATCH REPORT_PATTERN (the sanitizer's options in the environment)
 sanitized_tests() {
     local name="$1" sanitizer="$2" scratch="$3" pattern="$4" output="$root/.build/$2-output.txt"
     log "Tests under $name (scratch path $scratch)"
-    # The test bundle and the probe executable its depth tests run, not every product: di-bench and the
-    # peers it compares with (Swinject, swift-dependencies and its own dependencies) have no tests, and
-    # would only add minutes of sanitized compilation.
-    local product
-    for product in ProvisionPackageTests DepthProbe; do
-        swift build --product "$product" --sanitize="$sanitizer" --scratch-path "$scratch" -Xswiftc -warnings-as-errors \
-            || fatal "$name build of $product"
-    done
     # One test at a time: a sanitizer slows every thread several times over, and tests that block a thread
     # of Swift's two-thread cooperative pool while they wait (joining threads, barriers) would starve the
     # async tests running beside them past their time limits.
@@ -118,13 +178,17 @@ sanitized_tests() {
 }
 
 if [ "${SKIP_TSAN:-0}" != "1" ]; then
-    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+    PROVISION_SKIP_HUMMINGBIRD_TESTS=0 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
         sanitized_tests ThreadSanitizer thread .build-tsan "WARNING: ThreadSanitizer"
 fi
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
     # Leak detection is off: the Swift runtime's own caches (metadata, conformances) live until exit by
     # design. Object lifetimes are checked by the tests' deinit counters instead.
+    # The core, ProvisionLogging and ProvisionServiceLifecycle: not ProvisionHummingbird's tests, which
+    # would build swift-nio, async-http-client and BoringSSL once more, with AddressSanitizer, for a library
+    # without unsafe code of its own. AddressSanitizer is for the core's unsafe pointers, unmanaged
+    # references and atomics; ProvisionHummingbird's tests run under ThreadSanitizer above.
     ASAN_OPTIONS="detect_leaks=0 halt_on_error=1" \
         sanitized_tests AddressSanitizer address .build-asan "ERROR: AddressSanitizer"
 fi
@@ -137,20 +201,23 @@ Scripts/stress.sh --perturb --seconds "$(( ${STRESS_SECONDS:-60} / 2 ))" || fata
 
 if [ "${SKIP_TSAN:-0}" != "1" ]; then
     log "Stress run under ThreadSanitizer (10 s)"
-    Scripts/stress.sh --tsan --seconds 10 --threads 8 || fatal "stress run under ThreadSanitizer"
+    PROVISION_SKIP_HUMMINGBIRD_TESTS=0 Scripts/stress.sh --tsan --seconds 10 --threads 8 \
+        || fatal "stress run under ThreadSanitizer"
 fi
 
 log "Example daemon: graceful shutdown on SIGTERM (Scripts/daemon-check.sh)"
 Scripts/daemon-check.sh || fatal "daemon check"
 
 log "di-bench smoke run (release, --quick)"
-swift build -c release --product di-bench -Xswiftc -warnings-as-errors || fatal "di-bench build"
-bench_output=$("$root/.build/release/di-bench" --quick) || { printf '%s\n' "$bench_output"; fatal "di-bench --quick"; }
+bench_output=$("$root/.build-release/release/di-bench" --quick) || { printf '%s\n' "$bench_output"; fatal "di-bench --quick"; }
 printf '%s\n' "$bench_output"
 completion=$(printf '%s\n' "$bench_output" | grep -E '^scenarios: [0-9]+, completed: [0-9]+$' || true)
 [ -n "$completion" ] || fatal "di-bench printed no completion line"
 total=$(printf '%s' "$completion" | sed -E 's/^scenarios: ([0-9]+), completed: ([0-9]+)$/\1/')
 done_count=$(printf '%s' "$completion" | sed -E 's/^scenarios: ([0-9]+), completed: ([0-9]+)$/\2/')
 [ "$total" -gt 0 ] && [ "$total" = "$done_count" ] || fatal "di-bench completed $done_count of $total scenarios"
+
+log "Example server over PostgreSQL under load (Scripts/server-check.sh)"
+Scripts/server-check.sh --no-build || fatal "server check"
 
 log "All checks passed in $(( $(date +%s) - started )) s"

@@ -1,31 +1,25 @@
+import ArgumentParser
+
 /// The daemon's command-line options: `job-daemon [--workers N] [--interval-ms MS] [--work-ms MS]`.
-struct DaemonOptions: Sendable {
-    /// The number of workers that run jobs concurrently.
+struct DaemonOptions: ParsableArguments, Sendable {
+    @Option(help: "The number of workers that run jobs concurrently.")
     var workers = 4
-    /// The time between two accepted jobs, in milliseconds.
+
+    @Option(name: .customLong("interval-ms"), help: "The time between two accepted jobs, in milliseconds.")
     var intervalMilliseconds = 10
-    /// The longest simulated I/O wait of one job, in milliseconds (each job waits a part of it that
-    /// depends on its number).
+
+    @Option(name: .customLong("work-ms"), help: "The longest simulated I/O wait of one job, in milliseconds.")
     var workMilliseconds = 40
 
     /// The time between two accepted jobs.
     var interval: Duration { .milliseconds(intervalMilliseconds) }
-    /// The longest simulated I/O wait of one job.
+    /// The longest simulated I/O wait of one job (each job waits a part of it that depends on its number).
     var work: Duration { .milliseconds(workMilliseconds) }
 
-    static let usage = "usage: job-daemon [--workers N] [--interval-ms MS] [--work-ms MS]"
-
-    /// Parses `arguments` (without the program name); `nil` when one is unknown or not a number.
-    init?(arguments: some Sequence<String>) {
-        var iterator = arguments.makeIterator()
-        while let flag = iterator.next() {
-            guard let text = iterator.next(), let value = Int(text), value >= 0 else { return nil }
-            switch flag {
-            case "--workers": workers = max(1, value)
-            case "--interval-ms": intervalMilliseconds = value
-            case "--work-ms": workMilliseconds = value
-            default: return nil
-            }
+    func validate() throws {
+        guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
+        guard intervalMilliseconds >= 0, workMilliseconds >= 0 else {
+            throw ValidationError("--interval-ms and --work-ms can't be negative")
         }
     }
 }

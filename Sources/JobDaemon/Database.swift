@@ -1,3 +1,4 @@
+import Logging
 import Provision
 import Synchronization
 
@@ -11,23 +12,25 @@ final class Database: ManagedService {
         var rows: [Int: UInt32] = [:]
     }
 
-    private let console: Console
+    private let logger: Logger
+    private let counters: JobCounters
     private let state = Mutex(State())
 
-    private init(console: Console) {
-        self.console = console
+    private init(logger: Logger, counters: JobCounters) {
+        self.logger = logger
+        self.counters = counters
     }
 
     /// Connects to the database at `config.url`: the async factory of the binding.
-    static func connect(config: DatabaseConfig, console: Console) async throws -> Database {
+    static func connect(config: DatabaseConfig, logger: Logger, counters: JobCounters) async throws -> Database {
         try await Task.sleep(for: config.connectLatency)
-        console.line("connected Database to \(config.url)")
-        return Database(console: console)
+        logger.info("connected Database to \(config.url)")
+        return Database(logger: logger, counters: counters)
     }
 
     func start() async throws {
         state.withLock { $0.isOpen = true }
-        console.started("Database")
+        counters.started("Database", logger: logger)
     }
 
     func stop() async throws {
@@ -35,8 +38,8 @@ final class Database: ManagedService {
             state.isOpen = false
             return state.rows.count
         }
-        console.stopped("Database")
-        console.line("Database holds \(rows) rows")
+        counters.stopped("Database", logger: logger)
+        logger.info("Database holds \(rows) rows")
     }
 
     /// Stores the results of one committed transaction.

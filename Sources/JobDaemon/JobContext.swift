@@ -1,26 +1,23 @@
+import Logging
 import Provision
-import Synchronization
 
-/// What one job's services share: the job's number. One per job scope (`.scoped`); the worker tells it
-/// which job it belongs to before resolving anything else in the scope.
+/// What one job's services share: the job, and a logger that names it. One per job scope (`.scoped`),
+/// made from the job the scope is seeded with.
 final class JobContext: Disposable {
-    private let console: Console
-    private let jobID = Atomic(0)
+    /// The job of the scope.
+    let job: Job
+    /// The daemon's logger, with the job's number in its metadata.
+    let logger: Logger
 
-    init(console: Console) {
-        self.console = console
-    }
-
-    /// The job this context belongs to, `0` before ``assign(_:)``.
-    var job: Int { jobID.load(ordering: .acquiring) }
-
-    /// Tells the context which job it belongs to.
-    func assign(_ job: Int) {
-        jobID.store(job, ordering: .releasing)
+    init(job: Job, logger: Logger) {
+        self.job = job
+        var logger = logger
+        logger[metadataKey: "job"] = "\(job.id)"
+        self.logger = logger
     }
 
     /// Called when the job's scope closes, after the scope's later instances (the transaction).
     func dispose() throws {
-        console.line("job \(job) disposed JobContext")
+        logger.info("job \(job.id) disposed JobContext")
     }
 }

@@ -1,5 +1,7 @@
-import Foundation
+import ArgumentParser
+import ExampleSupport
 import Logging
+import Metrics
 import Provision
 import ProvisionServiceLifecycle
 import ServiceLifecycle
@@ -7,31 +9,29 @@ import UnixSignals
 
 /// The example daemon of the article "Writing a daemon with Provision": it processes jobs on a pool
 /// of workers until SIGTERM, then stops accepting, finishes every accepted job and stops its services
-/// in reverse order. Every event is one line on standard output; `Scripts/daemon-check.sh` checks them.
+/// in reverse order. Every event is one log line on standard output; `Scripts/daemon-check.sh` checks
+/// them.
 @main
-enum JobDaemon {
-    static func main() async {
-        guard let options = DaemonOptions(arguments: CommandLine.arguments.dropFirst()) else {
-            FileHandle.standardError.write(Data((DaemonOptions.usage + "\n").utf8))
-            exit(64)
-        }
-        let console = Console()
-        do {
-            try await run(options: options, console: console)
-        } catch {
-            console.line("failed: \(error)")
-            exit(1)
-        }
-    }
+struct JobDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "job-daemon",
+        abstract: "Runs jobs on a pool of workers until SIGTERM, then drains them and stops."
+    )
 
-    static func run(options: DaemonOptions, console: Console) async throws {
+    @OptionGroup var options: DaemonOptions
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in StreamLogHandler.standardOutput(label: label) }
+        let metrics = CounterSummary()
+        MetricsSystem.bootstrap(metrics)
+        let logger = Logger(label: "job-daemon")
         let injector = try Injector(
             DaemonModule(
-                console: console,
-                database: DatabaseConfig(url: "memory://jobs", connectLatency: .milliseconds(20))
+                logger: logger,
+                database: DatabaseConfig(url: "memory://jobs", connectLatency: .milliseconds(20)),
+                metrics: metrics
             )
         )
-        let logger = Logger(label: "job-daemon")
 
         // The injector's singletons start before the job runner runs, and stop after it has returned.
         let daemon = InjectorService(injector: injector, logger: logger) { injector in
@@ -39,8 +39,9 @@ enum JobDaemon {
                 injector: injector,
                 queue: try await injector.get(JobQueue.self),
                 store: try await injector.get(JobStore.self),
-                metrics: try await injector.get(Metrics.self),
-                console: console,
+                summary: metrics,
+                logger: logger,
+                counters: try await injector.get(JobCounters.self),
                 options: options
             )
             return [ServiceGroupConfiguration.ServiceConfiguration(service: runner)]
@@ -53,6 +54,8 @@ enum JobDaemon {
             )
         )
         try await group.run()
-        console.line(console.summary)
+        let started = metrics.total("services_started_total")
+        let stopped = metrics.total("services_stopped_total")
+        logger.info("summary: \(metrics.jobCounts), services started \(started), stopped \(stopped)")
     }
 }

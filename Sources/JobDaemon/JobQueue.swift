@@ -1,3 +1,4 @@
+import Logging
 import Provision
 import Synchronization
 
@@ -49,23 +50,25 @@ final class JobQueue: ManagedService {
         }
     }
 
-    private let console: Console
+    private let logger: Logger
+    private let counters: JobCounters
     private let state = Mutex(State())
 
     /// Creates the queue; `store` is a dependency only, so that the queue starts after the store.
-    init(store: JobStore, console: Console) {
-        self.console = console
+    init(store: JobStore, logger: Logger, counters: JobCounters) {
+        self.logger = logger
+        self.counters = counters
     }
 
     func start() async throws {
-        console.started("JobQueue")
+        counters.started("JobQueue", logger: logger)
     }
 
     func stop() async throws {
         let left = state.withLock { $0.count }
         close()
-        console.stopped("JobQueue")
-        if left > 0 { console.line("JobQueue dropped \(left) jobs") }
+        counters.stopped("JobQueue", logger: logger)
+        if left > 0 { logger.error("JobQueue dropped \(left) jobs") }
     }
 
     /// Adds `job` for a worker; `false` once the queue is closed.

@@ -1,9 +1,12 @@
+import ExampleSupport
+import Logging
+import Metrics
 import Provision
 import ServiceLifecycle
 
 /// The daemon's work loop, a swift-service-lifecycle `Service`: it accepts a job every
 /// `options.interval` and runs them on `options.workers` concurrent workers, each job in a service
-/// scope of its own.
+/// scope of its own, seeded with the job.
 ///
 /// On graceful shutdown it stops accepting, lets the workers finish every accepted job, and returns:
 /// only then does the ``InjectorService`` it runs in stop the singletons the jobs use.
@@ -11,12 +14,13 @@ struct JobRunner: Service {
     let injector: Injector
     let queue: JobQueue
     let store: JobStore
-    let metrics: Metrics
-    let console: Console
+    let summary: CounterSummary
+    let logger: Logger
+    let counters: JobCounters
     let options: DaemonOptions
 
     func run() async throws {
-        console.line("ready: \(options.workers) workers, a job every \(options.intervalMilliseconds) ms")
+        logger.info("ready: \(options.workers) workers, a job every \(options.intervalMilliseconds) ms")
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
                 for worker in 1...options.workers {
@@ -28,24 +32,26 @@ struct JobRunner: Service {
             // Cancellation, not graceful shutdown: wake the parked workers so that they return.
             queue.close()
         }
-        console.line("drained: \(metrics.summary)")
+        logger.info("drained: \(summary.jobCounts)")
     }
 
     /// Accepts jobs until graceful shutdown, then closes the queue. Only this loop accepts and closes
     /// (cancellation aside), so every job it accepted is in the queue before the queue closes.
     private func acceptJobs() async {
         var next = 1
+        var accepted = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let job = Job(id: next)
             next += 1
             guard queue.accept(job) else { break }
-            metrics.jobAccepted()
-            console.accepted(job.id)
+            accepted += 1
+            counters.accepted.increment()
+            logger.info("job \(job.id) accepted")
             // Pacing, not synchronisation: a real daemon would wait for a request here.
             try? await Task.sleep(for: options.interval)
         }
         queue.close()
-        console.line("stopped accepting jobs: \(metrics.counts.accepted) accepted, \(queue.count) queued")
+        logger.info("stopped accepting jobs: \(accepted) accepted, \(queue.count) queued")
     }
 
     /// One worker: takes jobs until the queue is closed and empty.
@@ -53,21 +59,22 @@ struct JobRunner: Service {
         while let job = await queue.next() {
             do {
                 let checksum = try await run(job)
-                metrics.jobFinished()
-                console.finished(job.id, worker: worker, checksum: checksum)
+                counters.finished.increment()
+                logger.info("job \(job.id) finished by worker \(worker), checksum \(checksum)")
             } catch {
-                metrics.jobFailed()
-                console.failed(job.id, error: error)
+                counters.failed.increment()
+                logger.error("job \(job.id) failed: \(error)")
             }
         }
     }
 
-    /// Runs `job` in a scope of its own: its context and transaction are made for it and disposed
-    /// when the scope closes, the transaction (committing the job's rows) before the context.
+    /// Runs `job` in a scope of its own, seeded with the job: its context and transaction are made for
+    /// it and disposed when the scope closes, the transaction (committing the job's rows) before the
+    /// context.
     private func run(_ job: Job) async throws -> UInt32 {
-        try await injector.withScope { scope in
-            let context = try await scope.get(JobContext.self)
-            context.assign(job.id)
+        try await injector.withScope { seed in
+            seed.provide(job)
+        } body: { scope in
             let transaction = try await scope.get(Transaction.self)
             // The I/O part of the job, then its CPU part.
             try await Task.sleep(for: options.work * (Double(job.id % 8 + 1) / 8))

@@ -1,24 +1,27 @@
+import Logging
 import Provision
 import Synchronization
 
 /// Saves the result of every job in the database; started after it, stopped before it.
 final class JobStore: ManagedService {
-    private let console: Console
+    private let logger: Logger
+    private let counters: JobCounters
     private let isOpen = Atomic(false)
 
     /// Creates the store; `database` is a dependency only, so that the store starts after it.
-    init(database: Database, console: Console) {
-        self.console = console
+    init(database: Database, logger: Logger, counters: JobCounters) {
+        self.logger = logger
+        self.counters = counters
     }
 
     func start() async throws {
         isOpen.store(true, ordering: .releasing)
-        console.started("JobStore")
+        counters.started("JobStore", logger: logger)
     }
 
     func stop() async throws {
         isOpen.store(false, ordering: .releasing)
-        console.stopped("JobStore")
+        counters.stopped("JobStore", logger: logger)
     }
 
     /// Saves the result of `job` in `transaction`: written to the database when the job's scope closes.

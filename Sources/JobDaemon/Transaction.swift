@@ -1,3 +1,4 @@
+import Logging
 import Provision
 import Synchronization
 
@@ -6,13 +7,11 @@ import Synchronization
 final class Transaction: AsyncDisposable {
     private let database: Database
     private let context: JobContext
-    private let console: Console
     private let pending = Mutex<[Int: UInt32]>([:])
 
-    init(database: Database, context: JobContext, console: Console) {
+    init(database: Database, context: JobContext) {
         self.database = database
         self.context = context
-        self.console = console
     }
 
     /// Adds a row to the transaction.
@@ -29,6 +28,6 @@ final class Transaction: AsyncDisposable {
         // A real driver would await the server here.
         await Task.yield()
         try database.commit(rows)
-        console.line("job \(context.job) disposed Transaction (\(rows.count) rows committed)")
+        context.logger.info("job \(context.job.id) disposed Transaction (\(rows.count) rows committed)")
     }
 }

@@ -168,16 +168,34 @@ public struct InjectorService: Service, CustomStringConvertible {
 
     /// Runs the nested services until their group returns, or waits for graceful shutdown when there
     /// are none.
+    ///
+    /// A `Service` singleton that the injector runs (``ServiceLifecycleAdapter``) and that ends before
+    /// the injector stops it ends this too: the nested services are cancelled, and this throws
+    /// ``ServiceExitedEarly``.
     private func runServices() async throws {
         let services = try await makeServices(injector)
-        if services.isEmpty {
-            try await gracefulShutdown()
-            return
+        let adapters = injector.configuration.lifecycleAdapters.compactMap { $0 as? ServiceLifecycleAdapter }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [logger] in
+                if services.isEmpty {
+                    try await gracefulShutdown()
+                    return
+                }
+                // The nested group inherits this task's graceful shutdown: it listens to it and passes it
+                // on to its services, last first.
+                let nested = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
+                try await nested.run()
+            }
+            for adapter in adapters {
+                group.addTask {
+                    if let exit = await adapter.firstEarlyExit() { throw exit }
+                }
+            }
+            // The first child to end decides: the nested services (the watchers then end, cancelled), or
+            // a watcher that saw a service end early (the nested services are then cancelled).
+            try await group.next()
+            group.cancelAll()
         }
-        // The nested group inherits this task's graceful shutdown: it listens to it and passes it on
-        // to its services, last first.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
-        try await group.run()
     }
 
     /// Shuts the injector down in a task that does not inherit this one's cancellation: a cancelled

@@ -32,18 +32,28 @@ extension Injector {
         // the pack's metadata was looked up several times per request). Everything else, and every
         // error, takes the general path below, which decides the same way.
         if let raw = lookup.node(for: key) {
-            let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque()).takeUnretainedValue()
-            if node.cell == nil, let options = node.options, let info = options.arguments,
-                Swift.type(of: info.factory) == ArgumentFactory<T, repeat each Argument>.self,
-                !Injector.checksDeclaration(of: node)
+            // Read without retaining anything: the registry keeps the node, the node its options, and
+            // the options the factory, for as long as the injector this request runs on.
+            let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())
+            let (bits, frame) = node._withUnsafeGuaranteedRef { node -> (UInt, PathFrame?) in
+                guard node.cell == nil, !Injector.checksDeclaration(of: node), let options = node.options,
+                    options.argumentFactoryBits != 0
+                else {
+                    return (0, nil)
+                }
+                return (options.argumentFactoryBits, options.rootFrame(for: key))
+            }
+            // The factory's class, read from its first word, is the one these argument types name.
+            if let factory = UnsafeRawPointer(bitPattern: bits), let frame,
+                factory.load(as: UnsafeRawPointer.self)
+                    == unsafeBitCast(ArgumentFactory<T, repeat each Argument>.self, to: UnsafeRawPointer.self)
             {
                 try StackGuard.check(key)
-                return try buildTransient(
-                    key,
-                    unsafeDowncast(info.factory, to: ArgumentFactory<T, repeat each Argument>.self),
-                    options,
-                    repeat each arguments
-                )
+                unowned(unsafe) let typed = Unmanaged<ArgumentFactory<T, repeat each Argument>>.fromOpaque(factory)
+                    .takeUnretainedValue()
+                return try Recipe.build(
+                    key, typed, Resolver(injector: self, context: ResolutionContext(frame: frame)),
+                    repeat each arguments)
             }
         }
         return try resolve(key, as: type, arguments: repeat each arguments)

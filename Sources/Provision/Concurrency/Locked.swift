@@ -16,11 +16,15 @@
 /// ThreadSanitizer intercepts the pthread calls, so every edge through this lock is seen.
 ///
 /// The lock is not recursive. `body` must not call back into anything that takes the same lock.
-final class Locked<State> {
+///
+/// Provision's integrations (`ProvisionServiceLifecycle`, `ProvisionHummingbird`) use it too, for the
+/// same reasons: it has `package` access, visible to this package's modules only, not public API.
+package final class Locked<State> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 
-    init(_ state: State) {
+    /// Creates the lock around `state`.
+    package init(_ state: State) {
         self.state = state
         self.mutex = UnsafeMutablePointer.allocate(capacity: 1)
         let result = pthread_mutex_init(mutex, nil)
@@ -33,7 +37,7 @@ final class Locked<State> {
     }
 
     /// Runs `body` with the lock held and exclusive access to the state.
-    func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

@@ -148,10 +148,25 @@ final class StripeTable: Sendable {
     static func slot(id: UInt, name: String?, shift: UInt) -> Int {
         var hash = id &* multiplier
         if let name {
-            hash = (hash ^ UInt(bitPattern: name.hashValue)) &* multiplier
+            hash = (hash ^ nameHash(name)) &* multiplier
         }
         // A table has at least four slots, so `shift` is below 64.
         return Int(bitPattern: hash &>> shift)
+    }
+
+    /// A binding name's hash: FNV-1a over its UTF-8 bytes when they are all ASCII (names are short and
+    /// chosen by the program, not by its input: about 40 instructions where `String.hashValue`'s seeded
+    /// SipHash took about 200, once per named binding installed and per named request), the string's
+    /// own hash otherwise, so that names equal as Swift strings (canonically equivalent Unicode) hash
+    /// alike.
+    @inlinable
+    static func nameHash(_ name: String) -> UInt {
+        var hash: UInt = 0xCBF2_9CE4_8422_2325
+        for byte in name.utf8 {
+            guard byte < 0x80 else { return UInt(bitPattern: name.hashValue) }
+            hash = (hash ^ UInt(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 
     /// The multiplier of the slot hash.

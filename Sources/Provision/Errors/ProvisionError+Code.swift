@@ -29,6 +29,7 @@ extension ProvisionError {
             case cancelled
             case depthExceeded
             case undeclaredDependency
+            case notSeeded
         }
 
         private let value: Value
@@ -141,6 +142,10 @@ extension ProvisionError {
         /// `T`); the error names the binding and where it was declared. Release builds don't check.
         public static let undeclaredDependency = Code(.undeclaredDependency)
 
+        /// A seed binding (``BindingBuilder/toSeed()``) was requested through a scope opened without its
+        /// value, or a scope was opened with a value for a key that no seed binding declares.
+        public static let notSeeded = Code(.notSeeded)
+
         /// The code in words, as error messages print it (`not bound`).
         public var description: String {
             switch value {
@@ -168,6 +173,7 @@ extension ProvisionError {
             case .cancelled: "cancelled"
             case .depthExceeded: "depth exceeded"
             case .undeclaredDependency: "undeclared dependency"
+            case .notSeeded: "not seeded"
             }
         }
     }

@@ -62,6 +62,54 @@ extension ProvisionError {
         )
     }
 
+    /// The error of a request for `key` made where a scope was expected and there is none: for
+    /// integrations that hand out a request's ``ServiceScope`` (such as a web framework's request
+    /// context) and were asked before they opened one.
+    ///
+    /// ```swift
+    /// guard let scope = context.serviceScope else {
+    ///     throw ProvisionError.outsideScope(key, hint: "add RequestScopeMiddleware to the router")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key requested.
+    ///   - hint: How to fix it: where the scope should have been opened.
+    /// - Returns: An error with code ``Code/outsideScope``.
+    public static func outsideScope(_ key: BindingKey, hint: String) -> ProvisionError {
+        ProvisionError(
+            code: .outsideScope,
+            key: key,
+            message: "\(key) was requested outside any scope",
+            hint: hint,
+            path: [key]
+        )
+    }
+
+    /// A seed binding requested through a scope opened without its value.
+    static func notSeeded(_ key: BindingKey, seeded: [BindingKey]) -> ProvisionError {
+        ProvisionError(
+            code: .notSeeded,
+            key: key,
+            message: "\(key) is seeded by each scope (toSeed()), and this scope was opened without it"
+                + (seeded.isEmpty ? "" : " (it was seeded with \(listing(seeded)))"),
+            hint: "provide it where the scope is made: injector.makeScope { seed in seed.provide(...) }",
+            path: [key]
+        )
+    }
+
+    /// A scope opened with a value for a key that no seed binding declares.
+    static func undeclaredSeed(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .notSeeded,
+            key: key,
+            message: "a scope was seeded with \(key), which no seed binding declares",
+            hint: "declare it in a module: binder.bind(\(TypeName.metatypeExpression(key.type))"
+                + (key.name.map { ", named: \"\($0)\"" } ?? "") + ").toSeed()",
+            path: [key]
+        )
+    }
+
     /// A scoped instance whose build ended after its scope had closed and disposed what it built: the
     /// instance was disposed (`disposal` is what disposing it threw, if anything) and is not handed out.
     static func scopeClosedDuringBuild(_ key: BindingKey, disposal: ProvisionError?) -> ProvisionError {

@@ -14,6 +14,7 @@ extension DependencyGraph {
                 case multibinding
                 case handle
                 case missing
+                case seed
             }
 
             private let value: Value
@@ -45,6 +46,9 @@ extension DependencyGraph {
             /// A dependency that nothing binds.
             public static let missing = Kind(.missing)
 
+            /// A value each ``ServiceScope`` is opened with (``BindingBuilder/toSeed()``).
+            public static let seed = Kind(.seed)
+
             /// The kind in words: `constructor`, `closure`, `instance`...
             public var description: String {
                 switch value {
@@ -55,6 +59,7 @@ extension DependencyGraph {
                 case .multibinding: "multibinding"
                 case .handle: "handle"
                 case .missing: "missing"
+                case .seed: "seed"
                 }
             }
         }

@@ -10,8 +10,8 @@ extension Injector {
     ///
     /// A configuration is fixed when the injector is created; child injectors
     /// (``Injector/makeChild(_:)``) and derived ones (``Injector/with(_:)``) inherit it. Two
-    /// configurations are equal when their settings are equal and they hold the same observer object
-    /// (or none).
+    /// configurations are equal when their settings are equal, they hold the same observer object
+    /// (or none) and lifecycle adapters of the same types.
     public struct Configuration: Sendable, Hashable {
         /// How many stripes the registry is split into (rounded up to a power of two, at most 1024).
         ///
@@ -63,6 +63,15 @@ extension Injector {
         /// and left to finish on its own), so one stuck service can't hang a daemon's shutdown.
         public var lifecycleHookTimeout: Duration
 
+        /// Start and stop singletons of types Provision doesn't know (see ``LifecycleAdapter``); none by
+        /// default.
+        ///
+        /// `ProvisionServiceLifecycle`'s `ServiceLifecycleAdapter` makes ``Injector/start()`` run every
+        /// singleton that is a swift-service-lifecycle `Service`, in dependency order, and
+        /// ``Injector/shutdown()`` shut each down gracefully, in reverse order. Hooks on a binding and a
+        /// ``ManagedService`` conformance come first; the first adapter that knows a type wins.
+        public var lifecycleAdapters: [any LifecycleAdapter]
+
         /// Creates a configuration.
         ///
         /// - Parameters:
@@ -74,13 +83,17 @@ extension Injector {
         ///   - observer: Receives resolution events; none by default.
         ///   - lifecycleHookTimeout: The longest a start or stop hook or an async disposal may run; 30
         ///     seconds by default.
+        ///   - lifecycleAdapters: Start and stop singletons of types Provision doesn't know; none by
+        ///     default.
         public init(
             stripeCount: Int = 16,
             singletonWaitTimeout: Duration? = nil,
             validatesOnCreation: Bool = true,
             observer: (any ResolutionObserver)? = nil,
-            lifecycleHookTimeout: Duration = .seconds(30)
+            lifecycleHookTimeout: Duration = .seconds(30),
+            lifecycleAdapters: [any LifecycleAdapter] = []
         ) {
+            self.lifecycleAdapters = lifecycleAdapters
             self.lifecycleHookTimeout = lifecycleHookTimeout
             self.stripeCount = stripeCount
             self.singletonWaitTimeout = singletonWaitTimeout
@@ -88,21 +101,29 @@ extension Injector {
             self.observer = observer
         }
 
-        /// Whether two configurations have the same settings and the same observer object (or none).
+        /// Whether two configurations have the same settings, the same observer object (or none) and
+        /// lifecycle adapters of the same types.
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
             lhs.stripeCount == rhs.stripeCount && lhs.singletonWaitTimeout == rhs.singletonWaitTimeout
                 && lhs.validatesOnCreation == rhs.validatesOnCreation
                 && lhs.lifecycleHookTimeout == rhs.lifecycleHookTimeout
                 && lhs.observer.map(ObjectIdentifier.init) == rhs.observer.map(ObjectIdentifier.init)
+                && lhs.adapterTypes == rhs.adapterTypes
         }
 
-        /// Hashes the settings and the observer's identity.
+        /// The types of the lifecycle adapters, in order: what equality compares of them.
+        private var adapterTypes: [ObjectIdentifier] {
+            lifecycleAdapters.map { ObjectIdentifier(type(of: $0)) }
+        }
+
+        /// Hashes the settings, the observer's identity and the adapters' types.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(stripeCount)
             hasher.combine(singletonWaitTimeout)
             hasher.combine(validatesOnCreation)
             hasher.combine(lifecycleHookTimeout)
             hasher.combine(observer.map(ObjectIdentifier.init))
+            hasher.combine(adapterTypes)
         }
     }
 }

@@ -48,13 +48,21 @@ extension Injector {
         }
         // Every node stored under a key for `T` is a `Node<T>` (see `node(for:as:)`). The registry keeps
         // it alive, so it is used without retaining it.
-        let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())
-        if let value = node._withUnsafeGuaranteedRef({ PublishedValue<T>.load($0.instance) }) {
-            return value
-        }
-        let rest = node._withUnsafeGuaranteedRef { node in
-            Result { () throws(ProvisionError) in try node.resolveUnpublished(context) }
-        }
-        return try rest.get()
+        #if DEBUG
+            // Called directly: a debug build doesn't inline the closures below, and every request nested
+            // in a closure binding's resolver would take three more frames of the thread's stack.
+            let node = unsafeDowncast(raw.takeUnretainedValue(), to: Node<T>.self)
+            if let value = PublishedValue<T>.load(node.instance) { return value }
+            return try node.resolveUnpublished(context)
+        #else
+            let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())
+            if let value = node._withUnsafeGuaranteedRef({ PublishedValue<T>.load($0.instance) }) {
+                return value
+            }
+            let rest = node._withUnsafeGuaranteedRef { node in
+                Result { () throws(ProvisionError) in try node.resolveUnpublished(context) }
+            }
+            return try rest.get()
+        #endif
     }
 }

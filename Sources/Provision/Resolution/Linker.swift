@@ -157,7 +157,8 @@ final class Linker {
         case .transient:
             break
         case .scoped:
-            traits.formUnion([.needsScope, .hasGate])
+            // A seed is read from the scope, never built: no gate to wait at.
+            traits.formUnion(node.isSeed ? [.needsScope] : [.needsScope, .hasGate])
         case .singleton:
             if node.cell?.isPrebuilt != true { traits.insert(.hasGate) }
             if traits.contains(.needsScope), let scoped = dependencies.scoped {

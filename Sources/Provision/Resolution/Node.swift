@@ -103,6 +103,19 @@ final class Node<T>: AnyNode {
     /// that the plan would only call it (see ``isDirect``).
     @usableFromInline let directEnabled = Atomic<Bool>(false)
 
+    // Four one-byte fields beside `directEnabled`, in the bytes the alignment of `directFactory` would
+    // otherwise leave empty (a node of 216 bytes instead of 224).
+
+    /// The binding's scope, set by ``attach(scope:hooks:)`` (like ``cell``).
+    @exclusivity(unchecked) @usableFromInline private(set) var scope: Scope = .transient
+    /// Whether a request may call ``directFactory`` instead of the plan once linking allows it: a
+    /// transient binding to an initializer without parameters.
+    @exclusivity(unchecked) @usableFromInline private(set) var allowsDirect = false
+    /// Whether ``directFactory`` is the binding's initializer rather than a stand-in.
+    @usableFromInline let hasDirectFactory: Bool
+    /// Whether the binding's own factory is async.
+    @usableFromInline let isAsync: Bool
+
     /// The binding's initializer without parameters (see ``isDirect``), which its plan calls too; for
     /// other bindings a stand-in that is never called. Not optional, so that a request calls it in
     /// place and the value it returns moves out without a copy: unwrapping an optional result retained
@@ -118,15 +131,6 @@ final class Node<T>: AnyNode {
     // The rest is read when the node is linked, when it builds a singleton, and for reports.
 
     @usableFromInline let key: BindingKey
-    /// The binding's scope, set by ``attach(scope:hooks:)`` (like ``cell``).
-    @exclusivity(unchecked) @usableFromInline private(set) var scope: Scope = .transient
-    /// Whether a request may call ``directFactory`` instead of the plan once linking allows it: a
-    /// transient binding to an initializer without parameters.
-    @exclusivity(unchecked) @usableFromInline private(set) var allowsDirect = false
-    /// Whether ``directFactory`` is the binding's initializer rather than a stand-in.
-    @usableFromInline let hasDirectFactory: Bool
-    /// Whether the binding's own factory is async.
-    @usableFromInline let isAsync: Bool
     @usableFromInline let location: SourceLocation
     /// Turns the recipe into the node's plans (see ``Recipe/Link``).
     @usableFromInline let link: Recipe<T>.Link
@@ -282,17 +286,35 @@ final class Node<T>: AnyNode {
         if let value = try makeDirectly(context) {
             return value
         }
+        guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
+            return try linkAndResolve(context)
+        }
+        guard linkedProgram.load(ordering: .acquiring) == 0 else {
+            return try resolveProgrammed(context)
+        }
+        return try PlanReference(plan).make(context)
+    }
+
+    /// ``resolveUnpublished(_:)`` for a linked node that may have a ``Program``: out of line, so that
+    /// the frame of every other request (one per link of a chain of closure bindings, in an
+    /// unoptimized build) holds nothing for it.
+    @usableFromInline @inline(never)
+    func resolveProgrammed(_ context: ResolutionContext) throws(ProvisionError) -> T {
         let program = linkedProgram.load(ordering: .acquiring)
         if program > ProgramState.none {
             return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)
         }
-        guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
-            return try linkAndResolve(context)
-        }
         if program == ProgramState.allowed {
             return try makeProgram(context)
         }
-        return try PlanReference(plan).make(context)
+        return try resolveThroughPlan(context)
+    }
+
+    /// Runs the linked plan (see ``plan``), linking first if needed.
+    @usableFromInline
+    func resolveThroughPlan(_ context: ResolutionContext) throws(ProvisionError) -> T {
+        guard let plan else { return try linkAndMake(context) }
+        return try plan.make(context)
     }
 
     /// The first top-level request for the node: links it, then resolves it like later requests will
@@ -301,13 +323,7 @@ final class Node<T>: AnyNode {
     @usableFromInline @inline(never)
     func linkAndResolve(_ context: ResolutionContext) throws(ProvisionError) -> T {
         let plan = try linkReportingFailure()
-        let program = linkedProgram.load(ordering: .acquiring)
-        if program > ProgramState.none {
-            return try Program<T>.run(UnsafeRawPointer(bitPattern: program).unsafelyUnwrapped, context)
-        }
-        if program == ProgramState.allowed {
-            return try makeProgram(context)
-        }
+        guard linkedProgram.load(ordering: .acquiring) == 0 else { return try resolveProgrammed(context) }
         return try plan.make(context)
     }
 
@@ -471,7 +487,11 @@ final class Node<T>: AnyNode {
                 stop: Node.action(hooks.stop, on: cell)
             )
         }
-        guard cell.value is any ManagedService else { return nil }
+        guard cell.value is any ManagedService else {
+            // A type only an integration knows (a swift-service-lifecycle `Service`): its adapter's.
+            guard let value = cell.value, !injector.configuration.lifecycleAdapters.isEmpty else { return nil }
+            return injector.adaptedLifecycle(of: value, key: key)
+        }
         return LifecycleActions(
             key: key,
             start: { try await (cell.value as? any ManagedService)?.start() },

@@ -133,15 +133,23 @@ struct PlanReference<T>: Sendable {
                     }
                     return try node.resolveUnbuilt(context)
                 }
+                if bits & ReferenceTag.classCheck == 0 {
+                    // The initializer's value is the result as it is: returned in place, with no copy
+                    // (which code generic over `T`, in the parameter-pack plan, would make through `T`'s
+                    // value witnesses).
+                    do {
+                        return try node.directFactory()
+                    } catch {
+                        throw ProvisionError.thrown(by: node.key, error)
+                    }
+                }
                 let value: T
                 do {
                     value = try node.directFactory()
                 } catch {
                     throw ProvisionError.thrown(by: node.key, error)
                 }
-                if bits & ReferenceTag.classCheck != 0,
-                    TypeShape.classWord(of: value) != node.directClass.load(ordering: .relaxed)
-                {
+                if TypeShape.classWord(of: value) != node.directClass.load(ordering: .relaxed) {
                     try node.injectDirectlyBuilt(unsafeBitCast(value, to: AnyObject.self), context)
                 }
                 return value

@@ -72,22 +72,33 @@ enum LinkedPlan<T> {
 }
 
 /// What few recipes have, kept out of line so that every other binding's recipe and node stay small:
-/// the argument factory of a binding with resolve-time arguments, the forwarding of a delegation.
+/// the argument factory of a binding with resolve-time arguments, the forwarding of a delegation, the
+/// mark of a binding whose value each scope seeds.
 @usableFromInline
 final class RecipeOptions: Sendable {
     /// For bindings with resolve-time arguments: their factory and signature.
     @usableFromInline let arguments: ArgumentInfo?
     /// For delegating bindings: passes a request's arguments on to the target binding.
     let forwarding: (any ArgumentForwarding)?
+    /// Whether the binding's value is a scope's seed (``BindingBuilder/toSeed()``).
+    let isSeed: Bool
 
     /// The path frame a top-level request with arguments pushes for this binding (see
     /// ``rootFrame(for:)``): made by the first such request and published once, retained here (released
     /// in `deinit`).
     private let publishedRootFrame = Atomic<UInt>(0)
 
-    init(arguments: ArgumentInfo? = nil, forwarding: (any ArgumentForwarding)? = nil) {
+    /// The address of ``arguments``' factory (kept alive by `arguments`), for a request that compares
+    /// its class with the one its argument types name without retaining it (see
+    /// `Injector.get(_:named:arguments:)`).
+    @usableFromInline let argumentFactoryBits: UInt
+
+    init(arguments: ArgumentInfo? = nil, forwarding: (any ArgumentForwarding)? = nil, isSeed: Bool = false) {
         self.arguments = arguments
+        self.argumentFactoryBits =
+            arguments.map { UInt(bitPattern: Unmanaged.passUnretained($0.factory).toOpaque()) } ?? 0
         self.forwarding = forwarding
+        self.isSeed = isSeed
     }
 
     deinit {

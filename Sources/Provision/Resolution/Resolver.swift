@@ -13,7 +13,12 @@
 /// that received it runs: don't store it or send it to another thread (inject a handle such as a
 /// factory closure instead).
 public struct Resolver {
-    @usableFromInline let injector: Injector
+    /// The injector the closure resolves in. Not retained: every resolver is made for one call of a
+    /// closure, by code that holds the injector for the call's duration, and is valid only during that
+    /// call. Retaining it cost a retain and a release of the injector per closure call, on its shared
+    /// reference count (through its side table, once anything refers to it weakly, as every ``Provider``
+    /// and ``Lazy`` does).
+    @usableFromInline unowned(unsafe) let injector: Injector
     @usableFromInline let context: ResolutionContext
     #if DEBUG
         /// In a debug build, for a closure that declared its dependencies: the declaration each request is
@@ -62,9 +67,20 @@ public struct Resolver {
     @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         #if DEBUG
-            try declaration?.check(BindingKey(type, named: name))
+            let key = BindingKey(type, named: name)
+            try declaration?.check(key)
+            // Called directly: a debug build doesn't inline the closures below, and a chain of closure
+            // bindings would take two more frames per link of the thread's stack.
+            return try injector.resolve(key, as: type, context: context)
+        #else
+            // Borrowed, not copied: a strong copy of the injector would retain and release it.
+            let result = Unmanaged.passUnretained(injector)._withUnsafeGuaranteedRef { injector in
+                Result { () throws(ProvisionError) in
+                    try injector.resolve(BindingKey(type, named: name), as: type, context: context)
+                }
+            }
+            return try result.get()
         #endif
-        return try injector.resolve(BindingKey(type, named: name), as: type, context: context)
     }
 }
 

@@ -43,8 +43,25 @@ public final class ServiceScope: Sendable {
     /// The scoped instances built here, for disposal.
     let recorder = InstanceRecorder(recordsAll: false)
 
-    init(injector: Injector) {
+    /// The values the scope was opened with (``ScopeSeed``); never changed, so read without a lock.
+    private let seeds: [ScopeSeed.Entry]
+
+    init(injector: Injector, seeds: [ScopeSeed.Entry] = []) {
         self.injector = injector
+        self.seeds = seeds
+    }
+
+    /// The value this scope was seeded with for `key`, a seed binding of `T`.
+    ///
+    /// - Throws: `outsideScope` when the scope is closed, `notSeeded` when it was opened without it.
+    func seed<T: Sendable>(_ key: BindingKey, as type: T.Type) throws(ProvisionError) -> T {
+        // A few seeds per scope: a linear scan beats hashing the key.
+        for entry in seeds where entry.key == key {
+            guard !isClosed else { throw ProvisionError.outsideScope(key, closed: true) }
+            // Every box stored under a key for `T` is a `SeedBox<T>` (see `ScopeSeed.provide`).
+            return unsafeDowncast(entry.box, to: SeedBox<T>.self).value
+        }
+        throw ProvisionError.notSeeded(key, seeded: seeds.map(\.key))
     }
 
     /// Resolves `type` (optionally named) in this scope.
@@ -301,6 +318,35 @@ extension Injector {
         ServiceScope(injector: self)
     }
 
+    /// A new scope opened with values its services can depend on: the request it serves, its logger,
+    /// its identifier (see ``ScopeSeed``).
+    ///
+    /// ```swift
+    /// let scope = try injector.makeScope { seed in
+    ///     seed.provide(request)
+    ///     seed.provide(requestID, named: "request-id")
+    /// }
+    /// defer { try? scope.close() }
+    /// let handler = try scope.get(OrderHandler.self)   // its scoped dependencies see this request
+    /// ```
+    ///
+    /// Each key provided must be declared with ``BindingBuilder/toSeed()`` in this injector or an
+    /// ancestor.
+    ///
+    /// - Parameter seeding: Provides the scope's values; runs once, before this method returns.
+    /// - Returns: The open scope; close it like any other.
+    /// - Throws: ``ProvisionError/Code/notSeeded`` when `seeding` provided a key that no seed binding
+    ///   declares (no scope is made).
+    /// - Complexity: One lookup per value provided.
+    public func makeScope(seeding: (inout ScopeSeed) throws(ProvisionError) -> Void) throws(ProvisionError)
+        -> ServiceScope
+    {
+        var seed = ScopeSeed(injector: self)
+        try seeding(&seed)
+        if let undeclared = seed.undeclared { throw ProvisionError.undeclaredSeed(undeclared) }
+        return ServiceScope(injector: self, seeds: seed.entries)
+    }
+
     /// Runs `body` with a new scope and closes the scope when `body` returns or throws, disposing its
     /// instances (awaiting async disposals).
     ///
@@ -320,7 +366,42 @@ extension Injector {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (ServiceScope) async throws -> Result
     ) async throws -> Result {
-        let scope = makeScope()
+        try await closing(makeScope(), after: body)
+    }
+
+    /// Runs `body` with a new scope opened with the values `seeding` provides (see
+    /// ``makeScope(seeding:)``), and closes the scope when `body` returns or throws.
+    ///
+    /// ```swift
+    /// let receipt = try await injector.withScope { seed in
+    ///     seed.provide(order)
+    /// } body: { scope in
+    ///     try await scope.get(CheckoutHandler.self).run()
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - isolation: The actor `body` runs on; inferred from the caller.
+    ///   - seeding: Provides the scope's values.
+    ///   - body: The work, given the scope.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``ProvisionError/Code/notSeeded`` when `seeding` provided an undeclared key (`body`
+    ///   doesn't run); what `body` throws (after the scope was closed), or
+    ///   ``ProvisionError/Code/stopFailed`` when only closing failed.
+    public func withScope<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        seeding: (inout ScopeSeed) throws(ProvisionError) -> Void,
+        body: (ServiceScope) async throws -> Result
+    ) async throws -> Result {
+        try await closing(makeScope(seeding: seeding), after: body)
+    }
+
+    /// Runs `body` with `scope`, then closes the scope.
+    private func closing<Result>(
+        _ scope: ServiceScope,
+        isolation: isolated (any Actor)? = #isolation,
+        after body: (ServiceScope) async throws -> Result
+    ) async throws -> Result {
         let result: Swift.Result<Result, any Error>
         do {
             result = .success(try await body(scope))

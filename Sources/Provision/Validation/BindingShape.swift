@@ -43,14 +43,19 @@ protocol ShapedRecipe {
 
 extension Recipe: ShapedRecipe {
     var shape: BindingShape {
-        BindingShape(dependencies: dependencies, isInstance: instance != nil, hasArguments: options?.arguments != nil)
+        BindingShape(
+            dependencies: dependencies, isInstance: instance != nil, hasArguments: options?.arguments != nil,
+            isSeed: options?.isSeed == true)
     }
 }
 
 extension BindingShape {
     /// The shape of a recipe with these parts.
-    init(dependencies: RecipeDependencies, isInstance: Bool, hasArguments: Bool) {
-        self = BindingShape.of(dependencies: dependencies, isInstance: isInstance, hasArguments: hasArguments)
+    init(dependencies: RecipeDependencies, isInstance: Bool, hasArguments: Bool, isSeed: Bool = false) {
+        self =
+            isSeed
+            ? BindingShape(kind: .seed, dependencies: .construction([]))
+            : BindingShape.of(dependencies: dependencies, isInstance: isInstance, hasArguments: hasArguments)
     }
 
     private static func of(dependencies: RecipeDependencies, isInstance: Bool, hasArguments: Bool) -> BindingShape {
@@ -82,7 +87,8 @@ protocol DescribedNode: AnyNode {
 extension Node: DescribedNode {
     var shape: BindingShape {
         BindingShape(
-            dependencies: dependencies, isInstance: cell?.isPrebuilt == true, hasArguments: options?.arguments != nil)
+            dependencies: dependencies, isInstance: cell?.isPrebuilt == true, hasArguments: options?.arguments != nil,
+            isSeed: isSeed)
     }
 }
 

@@ -205,7 +205,8 @@ struct GraphValidator {
                         holderLifetime: holder.lifetime,
                         captive: graph.vertices[captive].key,
                         captiveLifetime: graph.vertices[captive].lifetime,
-                        path: keys
+                        path: keys,
+                        captiveIsSeed: graph.vertices[captive].shape.kind == .seed
                     ),
                     vertices: chain,
                     edges: zip(chain, chain.dropFirst()).compactMap { from, to in

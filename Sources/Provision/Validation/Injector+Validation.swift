@@ -54,11 +54,12 @@ extension Injector {
             injector: self, ancestorsReachedOnly: ancestorsReachedOnly, roots: eager.map(\.0))
         let validator = GraphValidator(graph)
         let findings = validator.findings(eager: eager) { self.justInTimeShape(for: $0)?.1 }
-        let report = ValidationReport(
+        var report = ValidationReport(
             problems: findings.map(\.error),
             uncheckedBindings: validator.uncheckedKeys,
             bindingCount: graph.vertices.count
         )
+        report.seededKeys = graph.vertices.filter { $0.shape.kind == .seed }.map(\.key)
         return (graph, findings, report)
     }
 

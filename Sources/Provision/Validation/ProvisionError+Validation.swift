@@ -63,9 +63,22 @@ extension ProvisionError {
         holderLifetime: Lifetime,
         captive: BindingKey,
         captiveLifetime: Lifetime,
-        path: [BindingKey]
+        path: [BindingKey],
+        captiveIsSeed: Bool = false
     ) -> ProvisionError {
-        ProvisionError(
+        if captiveIsSeed {
+            // A seed exists only inside a scope: a longer-lived holder is built where there is none.
+            return ProvisionError(
+                code: .captiveDependency,
+                key: captive,
+                message: "\(holder) (\(holderLifetime)) depends on \(captive), which each scope is opened with "
+                    + "(toSeed()): \(holder) is built outside any scope, where there is no \(captive)",
+                hint: "make \(holder) scoped, or inject Provider<\(TypeName.describe(captive.type))> and resolve "
+                    + "it through the scope on each use",
+                path: path
+            )
+        }
+        return ProvisionError(
             code: .captiveDependency,
             key: captive,
             message: "\(holder) (\(holderLifetime)) depends on \(captive) (\(captiveLifetime)), which lives shorter: "

@@ -21,6 +21,10 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     /// ``BindingBuilder/to(dependencies:_:)`` and validation checks it like a constructor.
     public let uncheckedBindings: [BindingKey]
 
+    /// The keys every ``ServiceScope`` can be seeded with (``BindingBuilder/toSeed()``), in declaration
+    /// order: the values code that opens a scope provides (``Injector/makeScope(seeding:)``).
+    public var seededKeys: [BindingKey] = []
+
     /// How many bindings were checked: the injector's own, its ancestors', and the just-in-time
     /// bindings their dependencies would create.
     public let bindingCount: Int

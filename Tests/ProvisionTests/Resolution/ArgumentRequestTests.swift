@@ -116,7 +116,7 @@ struct ArgumentRequestTests {
         // The first request makes the binding's root path frame; the later ones, here from 4 threads at
         // once, reuse it.
         let cycles = Atomic<Int>(0)
-        let paths = Mutex<Set<[BindingKey]>>([])
+        let paths = Locked<Set<[BindingKey]>>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<250 {
                 do throws(ProvisionError) {

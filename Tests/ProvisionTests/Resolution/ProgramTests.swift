@@ -155,6 +155,18 @@ struct ProgramModule: Module {
 struct ProgramTests {
     init() {
         ProgramLog.failingDepth.store(-1, ordering: .relaxed)
+        // These graphs are a few levels deep: let them have programs (see ProgramBuilder.minimumHeight).
+        ProgramBuilder.minimumHeight.store(0, ordering: .relaxed)
+    }
+
+    @Test("only a subgraph deeper than the minimum height gets a program")
+    func minimumHeight() throws {
+        ProgramBuilder.minimumHeight.store(5, ordering: .relaxed)
+        defer { ProgramBuilder.minimumHeight.store(0, ordering: .relaxed) }
+        let injector = try Injector(ProgramModule())
+        _ = try injector.get(Link0.self)
+        _ = try injector.get(Link0.self)
+        #expect(try program(of: Link0.self, in: injector) == ProgramState.none)
     }
 
     private func program<T>(of type: T.Type, in injector: Injector) throws -> UInt {

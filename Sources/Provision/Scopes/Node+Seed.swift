@@ -1,0 +1,6 @@
+extension Node {
+    /// Whether the binding's value is seeded by each scope (``BindingBuilder/toSeed()``).
+    var isSeed: Bool {
+        options?.isSeed == true
+    }
+}

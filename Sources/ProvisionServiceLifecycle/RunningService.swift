@@ -1,0 +1,132 @@
+import Logging
+import Provision
+import ServiceLifecycle
+
+/// One `Service` singleton run by a ``ServiceLifecycleAdapter``: started once, stopped once.
+///
+/// The service runs in a `ServiceGroup` of its own (the only public way to shut one service down
+/// gracefully), in a detached task: it must not inherit the graceful shutdown of the task that starts
+/// the injector, or a SIGTERM would stop it at once instead of in reverse dependency order.
+final class RunningService: Sendable {
+    private struct State {
+        var group: ServiceGroup?
+        var task: Task<Void, any Error>?
+        var isStopping = false
+    }
+
+    private let service: any Service
+    private let adapter: ServiceLifecycleAdapter
+    /// Protects the group, its task and the stopping flag; held for bookkeeping only, with no other lock
+    /// taken under it and no service code run under it, so it can't take part in a deadlock.
+    private let state = Locked(State())
+
+    init(service: any Service, adapter: ServiceLifecycleAdapter) {
+        self.service = service
+        self.adapter = adapter
+    }
+
+    /// Calls the service's `run()` in a task of its own; returns once `run()` was entered (or the
+    /// service's group ended without entering it).
+    func start() async {
+        let entered = RunEntered()
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [ServiceGroupConfiguration.ServiceConfiguration(service: EnteringService(service, entered))],
+                logger: adapter.logger
+            )
+        )
+        let service = self.service
+        let task = Task.detached { [self] in
+            let outcome: Result<Void, any Error>
+            do {
+                try await group.run()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            entered.signal()
+            ended(outcome, service: service)
+            try outcome.get()
+        }
+        state.withLock { state in
+            state.group = group
+            state.task = task
+        }
+        await entered.wait()
+    }
+
+    /// Shuts the service down gracefully and waits for its `run()` to return; throws what it threw.
+    /// Cancelling the caller (the hook's time limit) cancels the service.
+    func stop() async throws {
+        let (group, task) = state.withLock { state in
+            state.isStopping = true
+            return (state.group, state.task)
+        }
+        guard let group, let task else { return }
+        await group.triggerGracefulShutdown()
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// The service's group ended: an early exit unless the injector was stopping it.
+    private func ended(_ outcome: Result<Void, any Error>, service: any Service) {
+        let wasStopping = state.withLock { $0.isStopping }
+        guard !wasStopping else { return }
+        var error: (any Error)?
+        if case .failure(let failure) = outcome { error = failure }
+        adapter.exitedEarly(ServiceExitedEarly(service: "\(service)", error: error))
+    }
+}
+
+/// Wraps a service to signal when its `run()` is entered.
+private struct EnteringService: Service, CustomStringConvertible {
+    let service: any Service
+    let entered: RunEntered
+
+    init(_ service: any Service, _ entered: RunEntered) {
+        self.service = service
+        self.entered = entered
+    }
+
+    var description: String { "\(service)" }
+
+    func run() async throws {
+        entered.signal()
+        try await service.run()
+    }
+}
+
+/// A one-shot signal: `wait()` returns once `signal()` was called, before or after.
+private final class RunEntered: Sendable {
+    private struct State {
+        var signalled = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Protects the flag and the waiters; continuations resume after it is released, and no other lock
+    /// is taken under it.
+    private let state = Locked(State())
+
+    func signal() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.signalled else { return [] }
+            state.signalled = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let signalled = state.withLock { state in
+                if !state.signalled { state.waiters.append(continuation) }
+                return state.signalled
+            }
+            if signalled { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+public import Logging
+public import Provision
+import ServiceLifecycle
+
+/// Makes an injector run its singletons that are swift-service-lifecycle `Service`s (a
+/// `PostgresClient`, a metrics exporter): ``Provision/Injector/start()`` runs each in dependency order,
+/// and ``Provision/Injector/shutdown()`` shuts each down gracefully in reverse order.
+///
+/// ```swift
+/// let adapter = ServiceLifecycleAdapter(logger: logger)
+/// let injector = try Injector(
+///     modules: [DatabaseModule(), AppModule()],
+///     configuration: Injector.Configuration(lifecycleAdapters: [adapter])
+/// )
+/// ```
+///
+/// A service *starts* when its `run()` is called: ``Provision/Injector/start()`` calls it in a task of
+/// its own and goes on once it runs, so the services that depend on it start while it runs (a
+/// `Service` has no other signal of readiness). It *stops* when the injector shuts down: the service
+/// gets a graceful shutdown (`Task.isShuttingDownGracefully`, `gracefulShutdown()`), and its stop ends
+/// when `run()` returns; an error `run()` throws then is a stop failure. Each stop is bounded by
+/// ``Provision/Injector/Configuration/lifecycleHookTimeout``, after which the service's task is
+/// cancelled.
+///
+/// The tasks that run the services don't inherit the caller's graceful shutdown: a `ServiceGroup`'s
+/// SIGTERM reaches them only through the injector's shutdown, in reverse dependency order. A service
+/// whose `run()` returns or throws before the injector stops it is logged, and reported to
+/// ``InjectorService``, which then shuts everything down and throws ``ServiceExitedEarly``.
+///
+/// Hooks on a binding (`onStart`, `onStop`) and a `ManagedService` conformance take precedence over
+/// this adapter.
+public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
+    /// The logger of each service's group, and of services that end early.
+    public let logger: Logger
+
+    private struct State {
+        var exits: [ServiceExitedEarly] = []
+        var waiters: [Int: CheckedContinuation<ServiceExitedEarly?, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    /// Protects the early exits and their waiters; held for bookkeeping only (continuations resume
+    /// after it is released, and no other lock is taken under it).
+    private let state = Locked(State())
+
+    /// Creates the adapter.
+    ///
+    /// - Parameter logger: The logger of each service's group. By default one labelled
+    ///   `Provision.ServiceLifecycleAdapter`.
+    public init(logger: Logger = Logger(label: "Provision.ServiceLifecycleAdapter")) {
+        self.logger = logger
+    }
+
+    /// The start and stop of `instance` when it is a `Service`; `nil` otherwise.
+    ///
+    /// - Parameter instance: A built singleton.
+    /// - Returns: Runs the service on start, shuts it down gracefully on stop.
+    public func lifecycle(of instance: Any) -> AdaptedLifecycle? {
+        guard let service = instance as? any Service else { return nil }
+        let running = RunningService(service: service, adapter: self)
+        return AdaptedLifecycle(start: { await running.start() }, stop: { try await running.stop() })
+    }
+
+    /// Waits until a service this adapter runs ends before the injector stopped it, and returns which;
+    /// `nil` when the waiting task is cancelled first.
+    ///
+    /// Returns at once when one has ended already.
+    public func firstEarlyExit() async -> ServiceExitedEarly? {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let exit = state.withLock { state -> ServiceExitedEarly?? in
+                    if let exit = state.exits.first { return .some(exit) }
+                    // Cancelled before the continuation existed: the handler found nothing to resume.
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let exit { continuation.resume(returning: exit) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    /// Records a service that ended before it was stopped, and wakes the waiters.
+    func exitedEarly(_ exit: ServiceExitedEarly) {
+        logger.error(
+            "A service run by the injector ended before the injector stopped it",
+            metadata: [
+                "provision.service": "\(exit.service)", "provision.error": "\(exit.error.map { "\($0)" } ?? "none")",
+            ]
+        )
+        let waiters = state.withLock { state in
+            state.exits.append(exit)
+            defer { state.waiters = [:] }
+            return state.waiters.values
+        }
+        for waiter in waiters { waiter.resume(returning: exit) }
+    }
+}
+
+/// A `Service` singleton that returned or threw before its injector stopped it.
+public struct ServiceExitedEarly: Error, CustomStringConvertible {
+    /// The service's description (its type name, unless it describes itself).
+    public let service: String
+    /// What its `run()` threw, or `nil` when it returned.
+    public let error: (any Error)?
+
+    /// `PostgresClient ended before the injector stopped it: ...`.
+    public var description: String {
+        "\(service) ended before the injector stopped it" + (error.map { ": \($0)" } ?? " (run() returned)")
+    }
+}
