@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 extension Injector {
     /// Returns the instance bound to `type`, optionally named.
@@ -50,9 +50,12 @@ extension Injector {
         // it alive, so it is used without retaining it.
         #if DEBUG
             // Called directly: a debug build doesn't inline the closures below, and every request nested
-            // in a closure binding's resolver would take three more frames of the thread's stack.
-            let node = unsafeDowncast(raw.takeUnretainedValue(), to: Node<T>.self)
-            if let value = PublishedValue<T>.load(node.instance) { return value }
+            // in a closure binding's resolver would take three more frames of the thread's stack. The
+            // instance is read from its word, without an optional of `T`, which unspecialized code keeps
+            // in a buffer on the stack (a chain of closure bindings has this frame at every link).
+            let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque()).takeUnretainedValue()
+            let word = node.instance.load(ordering: .acquiring)
+            if word != 0 { return PublishedValue<T>.value(at: UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped) }
             return try node.resolveUnpublished(context)
         #else
             let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque())

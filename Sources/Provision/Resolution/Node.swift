@@ -255,16 +255,18 @@ final class Node<T>: AnyNode {
         directEnabled.load(ordering: .acquiring) && allowsDirect
     }
 
-    /// Builds the value with ``directFactory`` when ``isDirect``; `nil` otherwise. The initializer is
-    /// called in place, from the node's field, so its context is not retained around the call (a
-    /// shared reference count written by every request would bounce between threads).
+    /// Builds the value with ``directFactory``, for a request that found ``directEnabled`` set. The
+    /// initializer is called in place, from the node's field, so its context is not retained around the
+    /// call (a shared reference count written by every request would bounce between threads).
     ///
     /// An instance of exactly `T` (a class) or of a type that can't declare injected properties is
     /// returned as it is, as the plan would return it; an instance of a subclass gets the plan's
     /// property injection check (see ``PropertyInjection``).
+    ///
+    /// It returns `T`, not `T?` with `nil` for "not direct": in a debug build, where nothing is
+    /// specialized, an optional of a generic value is a buffer on the stack of every request's frame.
     @inlinable @inline(__always)
-    func makeDirectly(_ context: ResolutionContext) throws(ProvisionError) -> T? {
-        guard directEnabled.load(ordering: .acquiring) else { return nil }
+    func makeDirectly(_ context: ResolutionContext) throws(ProvisionError) -> T {
         let value: T
         do {
             value = try directFactory()
@@ -283,8 +285,8 @@ final class Node<T>: AnyNode {
     /// `T`, but not inlined into the callers, which only read the published instance inline.
     @inlinable @inline(never)
     func resolveUnpublished(_ context: ResolutionContext) throws(ProvisionError) -> T {
-        if let value = try makeDirectly(context) {
-            return value
+        if directEnabled.load(ordering: .acquiring) {
+            return try makeDirectly(context)
         }
         guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
             return try linkAndResolve(context)
