@@ -18,7 +18,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
 started=$(date +%s)
 
-log() { printf '\n==> %s\n' "$*"; }
+# Each step is stamped with the seconds since the script started, so that a slow step shows in CI's log.
+log() { printf '\n==> [%4d s] %s\n' "$(( $(date +%s) - started ))" "$*"; }
 fatal() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 need_dir() { [ -d "$1" ] || fatal "missing directory: $1"; }
 
