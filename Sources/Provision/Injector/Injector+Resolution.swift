@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 extension Injector {
     /// Returns the instance bound to `type`, optionally named.
@@ -54,7 +54,7 @@ extension Injector {
             // instance is read from its word, without an optional of `T`, which unspecialized code keeps
             // in a buffer on the stack (a chain of closure bindings has this frame at every link).
             let node = Unmanaged<Node<T>>.fromOpaque(raw.toOpaque()).takeUnretainedValue()
-            let word = node.instance.load(ordering: .acquiring)
+            let word = node.publishedWord
             if word != 0 { return PublishedValue<T>.value(at: UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped) }
             return try node.resolveUnpublished(context)
         #else

@@ -85,6 +85,10 @@ final class Node<T>: AnyNode {
     /// the instance is built. The cell holds the retained reference; this word holds none.
     @usableFromInline let instance = Atomic<UInt>(0)
 
+    /// The ``instance`` word, loaded with acquire ordering: for a debug build's request, which reads the
+    /// instance without an optional of `T` (see ``Injector/resolve(_:as:context:)``).
+    @inlinable var publishedWord: UInt { instance.load(ordering: .acquiring) }
+
     /// The singleton instance, published once. Shared with the singleton plan, which reads it without
     /// touching the node.
     ///
