@@ -7,7 +7,7 @@ import Synchronization
 /// ``RegistryLookup``, and a lookup is one acquiring load of that word plus a probe of the table (see
 /// ``StripeTable``). Writers (installing bindings, closing the registry, installing or removing a
 /// singleton gate) take the stripe's mutex. A binding write fills slots of the current table in place,
-/// or, when the table would be more than half full, publishes a table of twice the size and keeps the
+/// or, when the table would be more than three quarters full, publishes a table of twice the size and keeps the
 /// old one alive until the stripe is freed, because a reader on another thread may still be probing it.
 ///
 /// In-place writes mean a lock-free reader can see some of a batch's new bindings in a stripe before
