@@ -295,16 +295,21 @@ final class Node<T>: AnyNode {
         guard let plan = AtomicReference.load(linkedPlan, as: Plan<T>.self) else {
             return try linkAndResolve(context)
         }
-        guard linkedProgram.load(ordering: .acquiring) == 0 else {
+        // A node without a program (0, or ``ProgramState/none`` once its builder found it would gain
+        // nothing: every subgraph less than 32 deep) runs its plan here, specialized; only a node with a
+        // program, or one that may still get one, takes the out-of-line path.
+        let program = linkedProgram.load(ordering: .acquiring)
+        guard program == 0 || program == ProgramState.none else {
             return try resolveProgrammed(context)
         }
         return try PlanReference(plan).make(context)
     }
 
-    /// ``resolveUnpublished(_:)`` for a linked node that may have a ``Program``: out of line, so that
-    /// the frame of every other request (one per link of a chain of closure bindings, in an
-    /// unoptimized build) holds nothing for it.
-    @usableFromInline @inline(never)
+    /// ``resolveUnpublished(_:)`` for a linked node that has a ``Program`` or may get one: out of line,
+    /// so that the frame of every other request (one per link of a chain of closure bindings, in an
+    /// unoptimized build) holds nothing for it, but inlinable, so that it runs specialized for `T` (as
+    /// unspecialized generic code, each request instantiated `Plan<T>`'s metadata at run time).
+    @inlinable @inline(never)
     func resolveProgrammed(_ context: ResolutionContext) throws(ProvisionError) -> T {
         let program = linkedProgram.load(ordering: .acquiring)
         if program > ProgramState.none {
