@@ -5,7 +5,7 @@ import Swinject
 /// Every single-threaded scenario of the default suite, in report order.
 enum Scenarios {
     static var all: [Scenario] {
-        resolution + creation + diagnostics
+        resolution + scopes + creation + diagnostics
     }
 
     // MARK: Resolution

@@ -1,5 +1,5 @@
 public import Hummingbird
-import Logging
+public import Logging
 import Metrics
 public import Provision
 
@@ -55,9 +55,9 @@ public struct RequestScopeMiddleware<Context: ScopedRequestContext>: RouterMiddl
     /// The injector whose scopes the requests get.
     public let injector: Injector
 
-    private let seeding: Seeding?
-    private let seeds: DeclaredSeeds
-    private let counters: ScopeCounters
+    @usableFromInline let seeding: Seeding?
+    @usableFromInline let seeds: DeclaredSeeds
+    @usableFromInline let counters: ScopeCounters
 
     /// Creates the middleware.
     ///
@@ -81,6 +81,7 @@ public struct RequestScopeMiddleware<Context: ScopedRequestContext>: RouterMiddl
     /// - Returns: `next`'s response, whose body closes the scope once written.
     /// - Throws: ``Provision/ProvisionError`` with code `notSeeded` when `seeding` provided a key no seed
     ///   binding declares; what `next` throws, once the scope is closed.
+    @inlinable
     public func handle(
         _ request: Request,
         context: Context,
@@ -90,7 +91,7 @@ public struct RequestScopeMiddleware<Context: ScopedRequestContext>: RouterMiddl
             seeds.provide(request: request, logger: context.logger, to: &seed)
             seeding?(request, context, &seed)
         }
-        counters.opened.increment()
+        counters.countOpened()
         let closer = ScopeCloser(scope: scope, logger: context.logger, counters: counters)
         var context = context
         context.serviceScope = scope
@@ -116,6 +117,7 @@ public struct RequestScopeMiddleware<Context: ScopedRequestContext>: RouterMiddl
 }
 
 /// Which of the middleware's own seeds the injector declares: looked up once, not per request.
+@usableFromInline
 struct DeclaredSeeds: Sendable {
     let request: Bool
     let logger: Bool
@@ -127,6 +129,7 @@ struct DeclaredSeeds: Sendable {
         identifier = injector.hasSeed(RequestIdentifier.self)
     }
 
+    @usableFromInline
     func provide(request: Request, logger: Logger, to seed: inout ScopeSeed) {
         if self.request { seed.provide(request) }
         if self.logger { seed.provide(logger) }
@@ -135,8 +138,18 @@ struct DeclaredSeeds: Sendable {
 }
 
 /// The middleware's counters.
+@usableFromInline
 struct ScopeCounters: Sendable {
     let opened = Counter(label: "provision_request_scopes_opened_total")
     let closed = Counter(label: "provision_request_scopes_closed_total")
     let failures = Counter(label: "provision_request_scope_close_failures_total")
+
+    @usableFromInline
+    init() {}
+
+    /// Counts a scope opened.
+    @usableFromInline
+    func countOpened() {
+        opened.increment()
+    }
 }

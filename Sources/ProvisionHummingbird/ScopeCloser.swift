@@ -1,16 +1,18 @@
-import Logging
+public import Logging
 import Metrics
-import Provision
+public import Provision
 import Synchronization
 
 /// Closes one request's scope exactly once: after its response is written, when writing fails, when
 /// the handler throws, or, as a last resort, when the response is released without being written.
+@usableFromInline
 final class ScopeCloser: Sendable {
     private let scope: ServiceScope
     private let logger: Logger
     private let counters: ScopeCounters
     private let isClosed = Atomic(false)
 
+    @usableFromInline
     init(scope: ServiceScope, logger: Logger, counters: ScopeCounters) {
         self.scope = scope
         self.logger = logger
@@ -18,6 +20,7 @@ final class ScopeCloser: Sendable {
     }
 
     /// Closes the scope, awaiting its disposals, unless it was closed already; logs a failure.
+    @usableFromInline
     func close() async {
         guard claim() else { return }
         await Self.close(scope, logger: logger, counters: counters)

@@ -35,6 +35,7 @@ extension ScopedRequestContext {
     /// - Returns: The instance, as `ServiceScope.get(_:named:)` returns it.
     /// - Throws: ``Provision/ProvisionError`` with code `outsideScope` when no ``RequestScopeMiddleware``
     ///   opened a scope for the request; otherwise what the scope's `get` throws.
+    @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         guard let serviceScope else { throw Self.noScope(BindingKey(type, named: name)) }
         return try serviceScope.get(type, named: name)
@@ -48,6 +49,7 @@ extension ScopedRequestContext {
     /// - Returns: The instance, as `ServiceScope.get(_:named:)` returns it.
     /// - Throws: ``Provision/ProvisionError`` with code `outsideScope` when no ``RequestScopeMiddleware``
     ///   opened a scope for the request; otherwise what the scope's `get` throws.
+    @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) async throws(ProvisionError) -> T {
         guard let serviceScope else { throw Self.noScope(BindingKey(type, named: name)) }
         return try await serviceScope.get(type, named: name)
@@ -56,6 +58,7 @@ extension ScopedRequestContext {
 
 extension ScopedRequestContext {
     /// The error of a request resolved before any ``RequestScopeMiddleware`` opened its scope.
+    @usableFromInline
     static func noScope(_ key: BindingKey) -> ProvisionError {
         ProvisionError.outsideScope(
             key,

@@ -96,7 +96,7 @@ extension Injector {
     func resolve<T, each Argument>(
         _ key: BindingKey,
         as type: T.Type,
-        in request: ResolutionRequest?,
+        in scope: ServiceScope?,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         typealias Factory = ArgumentFactory<T, repeat each Argument>
@@ -130,16 +130,16 @@ extension Injector {
                 return try cell.build(.root) { _ throws(ProvisionError) in try call.run() }
             }
             // No arguments given to a binding that takes none: an ordinary request.
-            if Factory.arity == 0 { return try node.resolve(ResolutionContext(frame: nil, request: request)) }
-            return try converting(key, as: type, in: request, Factory.self, arguments: repeat each arguments)
+            if Factory.arity == 0 { return try node.resolve(ResolutionContext(frame: nil, scope: scope)) }
+            return try converting(key, as: type, in: scope, Factory.self, arguments: repeat each arguments)
         }
         // An identity comparison of the factory's class instead of a dynamic cast (`as?` on a generic
         // class with a pack goes through the runtime's conformance and cast machinery, ~1 µs).
         guard Swift.type(of: info.factory) == Factory.self else {
-            return try converting(key, as: type, in: request, Factory.self, arguments: repeat each arguments)
+            return try converting(key, as: type, in: scope, Factory.self, arguments: repeat each arguments)
         }
         return try build(
-            node, unsafeDowncast(info.factory, to: Factory.self), options, in: request, repeat each arguments)
+            node, unsafeDowncast(info.factory, to: Factory.self), options, in: scope, repeat each arguments)
     }
 
     /// Whether requests for `node` check its factory's declared dependencies (debug builds, a factory
@@ -164,12 +164,12 @@ extension Injector {
         _ node: Node<T>,
         _ factory: ArgumentFactory<T, repeat each Argument>,
         _ options: RecipeOptions,
-        in request: ResolutionRequest?,
+        in scope: ServiceScope?,
         _ arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         let key = node.key
         guard let cell = node.cell else {
-            let root = ResolutionContext(frame: options.rootFrame(for: key), request: request)
+            let root = ResolutionContext(frame: options.rootFrame(for: key), scope: scope)
             return try Recipe.build(key, factory, resolver(for: node, in: root), repeat each arguments)
         }
         // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
@@ -199,7 +199,7 @@ extension Injector {
     private func converting<T, each Argument>(
         _ key: BindingKey,
         as type: T.Type,
-        in request: ResolutionRequest?,
+        in scope: ServiceScope?,
         _ factory: ArgumentFactory<T, repeat each Argument>.Type,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
@@ -233,7 +233,7 @@ extension Injector {
                 key, expected: Injector.alternatives(lists), given: factory.signature, reason: reason)
         }
         if let value = node.cell?.value { return value }
-        guard let built = try candidate.build(converting: values, node: node, in: request) as? T else {
+        guard let built = try candidate.build(converting: values, node: node, in: scope) as? T else {
             throw ProvisionError.typeMismatch(key, value: "another type", at: nil)
         }
         return built
@@ -272,7 +272,7 @@ protocol ConvertingArgumentFactory: AnyObject, Sendable {
     func accepts(_ values: [Any]) -> Bool
 
     /// Builds `node`'s value (a `Node<T>` of this factory) from `values`, converted.
-    func build(converting values: [Any], node: any AnyNode, in request: ResolutionRequest?) throws(ProvisionError)
+    func build(converting values: [Any], node: any AnyNode, in scope: ServiceScope?) throws(ProvisionError)
         -> Any
 }
 
@@ -281,13 +281,13 @@ extension ArgumentFactory: ConvertingArgumentFactory {
         converted(values) != nil
     }
 
-    func build(converting values: [Any], node: any AnyNode, in request: ResolutionRequest?) throws(ProvisionError)
+    func build(converting values: [Any], node: any AnyNode, in scope: ServiceScope?) throws(ProvisionError)
         -> Any
     {
         guard let node = node as? Node<T>, let arguments = converted(values), let options = node.options else {
             throw ProvisionError.typeMismatch(node.key, value: "another binding", at: nil)
         }
-        return try node.injector.build(node, self, options, in: request, repeat each arguments)
+        return try node.injector.build(node, self, options, in: scope, repeat each arguments)
     }
 
     /// `values` converted to the declared argument types, or `nil` when one of them doesn't convert (or

@@ -20,9 +20,11 @@
 ///
 /// Both are addresses of live objects of one process (a task's record, a thread's control block), so
 /// they never collide while both exist; a record naming an identity is removed before that wait ends.
+@usableFromInline
 enum ExecutionIdentity {
     /// The identity of the caller. Costs a thread-local read; only used on the slow paths (building
     /// or waiting for an instance), never on a request served from a published instance.
+    @usableFromInline
     static var current: UInt {
         let task = withUnsafeCurrentTask { task -> UInt in
             guard let task else { return 0 }

@@ -1,20 +1,28 @@
 import Dispatch
+import Synchronization
+
+/// What a request finds at a cell's gate (see `InstanceCell.decide`). Not nested in the generic
+/// `InstanceCell`: a nested type would be generic too, and its metadata made at run time in every build.
+@usableFromInline
+enum GateAction {
+    /// The instance is published.
+    case ready
+    /// Another request holds the gate: wait for it.
+    case wait(SingletonGate)
+    /// No one builds it: this request installed the gate and builds.
+    case build(SingletonGate)
+    /// Another request builds the instance asynchronously: a synchronous caller must not wait.
+    case builtAsynchronously
+    /// The injector is shutting down: nothing new is built.
+    case shutDown
+}
 
 extension InstanceCell {
-    private enum GateAction {
-        case ready
-        case wait(SingletonGate)
-        case build(SingletonGate)
-        /// Another request builds the instance asynchronously: a synchronous caller must not wait.
-        case builtAsynchronously
-        /// The injector is shutting down: nothing new is built.
-        case shutDown
-    }
-
     /// The context the factory runs with: a singleton leaves the request's scope behind (a singleton
     /// depending on a scoped instance would hold it captive); a scoped instance keeps it. Either way the
     /// frame records the gate the build holds (see ``WaitGraph``).
-    private func factoryContext(_ context: ResolutionContext, gate: SingletonGate) -> ResolutionContext {
+    @usableFromInline
+    func factoryContext(_ context: ResolutionContext, gate: SingletonGate) -> ResolutionContext {
         isScoped ? context.enteringScoped(key, gate: gate) : context.enteringSingleton(key, gate: gate)
     }
 
@@ -31,7 +39,7 @@ extension InstanceCell {
         return stripe.withState { state -> GateAction in
             // Re-check under the lock: the builder publishes before it removes its gate, so a caller that
             // finds no gate here either sees the instance or is the next builder.
-            if self.value != nil { return .ready }
+            if box.load(ordering: .acquiring) != 0 { return .ready }
             if var entry = state.gates[id] {
                 if !isAsync && entry.gate.isAsync { return .builtAsynchronously }
                 if registerWaiter {
@@ -48,7 +56,8 @@ extension InstanceCell {
     }
 
     /// Runs `decide` and lets a perturbed schedule (see ``ScheduleProbe``) switch threads right after.
-    private func decideProbed(
+    @usableFromInline
+    func decideProbed(
         in stripe: RegistryStripe,
         owner: UInt,
         isAsync: Bool,
@@ -63,20 +72,29 @@ extension InstanceCell {
         return action
     }
 
-    /// Ends a build: publishes a success, records the outcome, removes the gate and wakes every waiter.
+    /// Publishes a built instance (see ``publish(_:)``), then ends the build (see ``finish(_:gate:in:)``).
+    @inlinable
+    func finish(built value: T, gate: SingletonGate, in stripe: RegistryStripe) {
+        announcePublishing()
+        publish(value)
+        finish(.built, gate: gate, in: stripe)
+    }
+
+    /// The schedule probe's step before a publication (see ``ScheduleProbe``).
+    @usableFromInline
+    func announcePublishing() {
+        ScheduleProbe.step(.publishing)
+    }
+
+    /// Ends a build, whose instance was published already when it succeeded: records the outcome,
+    /// removes the gate and wakes every waiter.
     ///
     /// The outcome is recorded before the gate is removed and before anyone is woken: from that moment
     /// the waits on this gate are over as far as the waits-for graph is concerned (see ``WaitGraph``),
     /// and a waiter registered late still finds the outcome when it wakes.
-    private func finish(_ result: Result<T, ProvisionError>, gate: SingletonGate, in stripe: RegistryStripe) {
-        if case .success(let value) = result {
-            ScheduleProbe.step(.publishing)
-            publish(value)
-        }
-        switch result {
-        case .success: gate.finish(.built)
-        case .failure(let error): gate.finish(.failed(error))
-        }
+    @usableFromInline
+    func finish(_ outcome: SingletonGate.Outcome, gate: SingletonGate, in stripe: RegistryStripe) {
+        gate.finish(outcome)
         let id = ObjectIdentifier(self)
         let entry = stripe.withState { state in
             state.gates.removeValue(forKey: id)
@@ -93,7 +111,8 @@ extension InstanceCell {
     /// synchronous request, which can neither await an async factory nor wait for an async build
     /// (`requiresAsync`, not inherited by an async waiter, which can). The waiter decides again, and
     /// builds the instance itself if nobody else does.
-    private func value(after gate: SingletonGate, waitsAsynchronously: Bool) throws(ProvisionError) -> T? {
+    @usableFromInline
+    func value(after gate: SingletonGate, waitsAsynchronously: Bool) throws(ProvisionError) -> T? {
         switch gate.outcome {
         case .built: value
         case .failed(let error) where error.code == .cancelled: nil
@@ -111,7 +130,10 @@ extension InstanceCell {
     /// A thread never waits on its own gate: the key is pushed onto the resolution context before the
     /// factory runs, and a re-entrant request finds it there and throws a cycle error before it reaches
     /// the gate.
-    @usableFromInline
+    ///
+    /// Inlinable, so that a per-scope build (one per scope and binding, on a request's path) runs
+    /// specialized: the gate's bookkeeping is in the non-generic calls it makes.
+    @inlinable
     func build(
         _ context: ResolutionContext,
         using make: (ResolutionContext) throws(ProvisionError) -> T
@@ -140,14 +162,15 @@ extension InstanceCell {
                 if let value = try value(after: gate, waitsAsynchronously: false) { return value }
 
             case .build(let gate):
-                let result: Result<T, ProvisionError>
+                let value: T
                 do throws(ProvisionError) {
-                    result = .success(try make(factoryContext(context, gate: gate)))
+                    value = try make(factoryContext(context, gate: gate))
                 } catch {
-                    result = .failure(error)
+                    finish(.failed(error), gate: gate, in: stripe)
+                    throw error
                 }
-                finish(result, gate: gate, in: stripe)
-                return try result.get()
+                finish(built: value, gate: gate, in: stripe)
+                return value
             }
         }
     }
@@ -200,8 +223,14 @@ extension InstanceCell {
                         return .failure(error)
                     }
                 }
-                finish(result, gate: gate, in: stripe)
-                return try result.get()
+                switch result {
+                case .success(let value):
+                    finish(built: value, gate: gate, in: stripe)
+                    return value
+                case .failure(let error):
+                    finish(.failed(error), gate: gate, in: stripe)
+                    throw error
+                }
             }
         }
     }
@@ -270,7 +299,8 @@ extension InstanceCell {
     /// Waits for another thread's build of this singleton, reporting the wait to the injector's
     /// observer, if it has one (after the wait, with no lock held; a wait that ends in a cycle error
     /// never started, so it reports nothing).
-    private func wait(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
+    @usableFromInline
+    func wait(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
         guard let observer = injector.configuration.observer else {
             return try waitForBuild(on: gate, as: me, context: context)
         }

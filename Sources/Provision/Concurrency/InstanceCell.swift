@@ -12,18 +12,18 @@ final class InstanceCell<T> {
     @usableFromInline let box = Atomic<UInt>(0)
 
     /// The key of the singleton binding this cell belongs to.
-    let key: BindingKey
+    @usableFromInline let key: BindingKey
 
     /// The injector whose registry holds this key's gate. Unowned and unchecked, like `Node.injector`:
     /// the injector owns the node, which owns the cell (a scope's cells are owned by the scope, which
     /// holds the injector); a plan only runs while its injector is held.
-    unowned(unsafe) let injector: Injector
+    @usableFromInline unowned(unsafe) let injector: Injector
 
     /// Where a built instance is recorded, in creation order, for disposal and for the lifecycle: the
     /// injector's record for singletons. `nil` for a scoped instance, which its ``ServiceScope`` records
     /// while the build is still running (see `ServiceScope.build`), so that a scope closed meanwhile
     /// refuses it before it is published.
-    let recorder: InstanceRecorder?
+    @usableFromInline let recorder: InstanceRecorder?
 
     /// Whether the cell holds a singleton (whose build leaves any scope behind) or a scoped instance.
     let isScoped: Bool
@@ -31,7 +31,7 @@ final class InstanceCell<T> {
     /// The node of the singleton binding whose cell this is, which mirrors the published word (see
     /// `Node.instance`); `nil` for a scoped instance's cell. Unowned and unchecked: the node owns the
     /// cell.
-    unowned(unsafe) let node: Node<T>?
+    @usableFromInline unowned(unsafe) let node: Node<T>?
 
     /// Whether the instance was given when the binding was declared (an instance binding).
     @usableFromInline private(set) var isPrebuilt = false
@@ -60,6 +60,7 @@ final class InstanceCell<T> {
     /// Recorded first: once published, other threads can build (and record) instances that depend on
     /// it, and disposal runs in reverse recording order, so a dependency must be recorded before
     /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
+    @inlinable
     func publish(_ value: T) {
         _ = recorder?.record(key, value)
         store(PublishedValue<T>.retainedWord(value))
@@ -74,7 +75,8 @@ final class InstanceCell<T> {
     }
 
     /// Publishes `word` in the cell, then in its node (see ``node``).
-    private func store(_ word: UInt) {
+    @inlinable
+    func store(_ word: UInt) {
         box.store(word, ordering: .releasing)
         node?.instance.store(word, ordering: .releasing)
     }

@@ -35,9 +35,12 @@ enum PublishedValue<T> {
 
     /// The word that publishes `value`: a retained reference to the value, or to a box holding it. The
     /// caller stores it, and releases it later with ``release(_:)``.
+    @inlinable
     static func retainedWord(_ value: T) -> UInt {
         if storesReference {
-            return AtomicReference.bits(Unmanaged.passRetained(value as AnyObject))
+            // A single class reference (see `storesReference`): not `value as AnyObject`, which stays a
+            // call to the runtime's bridging conversion even when specialized.
+            return AtomicReference.bits(Unmanaged.passRetained(unsafeBitCast(value, to: AnyObject.self)))
         }
         return AtomicReference.bits(Unmanaged.passRetained(InstanceBox(value)))
     }
@@ -53,6 +56,7 @@ enum PublishedValue<T> {
 final class InstanceBox<T> {
     @usableFromInline let value: T
 
+    @usableFromInline
     init(_ value: T) {
         self.value = value
     }

@@ -41,6 +41,7 @@ final class Registry: Sendable {
         lookup.stripeIndex(for: key)
     }
 
+    @usableFromInline
     func stripe(for key: BindingKey) -> RegistryStripe {
         stripes[stripeIndex(for: key)]
     }
@@ -57,6 +58,7 @@ final class Registry: Sendable {
     /// stripe has either not begun adding (and then this waits for it) or has ended, so unlike a
     /// lock-free miss, a miss here means the key was not bound when the lock was taken. The slow paths
     /// call it before they report a key as not bound or create a just-in-time binding for it.
+    @usableFromInline
     func lockedNode(for key: BindingKey) -> Unmanaged<AnyObject>? {
         // The lock orders this lookup after every write of the stripe's earlier lock holders.
         stripe(for: key).withState { _ in lookup.node(for: key) }

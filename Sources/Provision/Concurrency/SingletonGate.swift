@@ -10,7 +10,9 @@ import Synchronization
 /// the outcome (``finish(_:)``), removes the gate, then signals the semaphore once per registered waiter
 /// and resumes every continuation. A failed build publishes nothing: every waiter gets the error, and
 /// the next request installs a new gate and tries again.
+@usableFromInline
 final class SingletonGate: Sendable {
+    @usableFromInline
     enum Outcome: Sendable {
         case pending
         case built

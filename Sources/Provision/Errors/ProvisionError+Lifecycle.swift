@@ -1,5 +1,6 @@
 // The errors of async resolution, scopes and the lifecycle.
 extension ProvisionError {
+    @usableFromInline
     static func shutDown(_ key: BindingKey?) -> ProvisionError {
         ProvisionError(
             code: .shutDown,
@@ -47,6 +48,7 @@ extension ProvisionError {
         )
     }
 
+    @usableFromInline
     static func outsideScope(_ key: BindingKey, closed: Bool) -> ProvisionError {
         ProvisionError(
             code: .outsideScope,
@@ -87,6 +89,7 @@ extension ProvisionError {
     }
 
     /// A seed binding requested through a scope opened without its value.
+    @usableFromInline
     static func notSeeded(_ key: BindingKey, seeded: [BindingKey]) -> ProvisionError {
         ProvisionError(
             code: .notSeeded,

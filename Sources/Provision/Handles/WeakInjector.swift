@@ -38,7 +38,7 @@ final class WeakInjector: Sendable {
     /// The context a request through the handle starts with: in the handle's scope, if it has one.
     var context: ResolutionContext {
         guard let scope else { return .root }
-        return ResolutionContext(frame: nil, request: ResolutionRequest(scope: scope.value))
+        return ResolutionContext(frame: nil, scope: scope.value)
     }
 
     /// Resolves `key` in `injector`, in the handle's scope: the slow path of ``Provider/get()`` for a

@@ -9,6 +9,7 @@
 @usableFromInline
 final class InstanceRecorder: Sendable {
     /// How to dispose one recorded instance.
+    @usableFromInline
     enum Disposal: Sendable {
         case sync(any Disposable)
         case async(any AsyncDisposable)
@@ -16,6 +17,8 @@ final class InstanceRecorder: Sendable {
         /// How to dispose `value`, or `nil` when it is neither ``Disposable`` nor ``AsyncDisposable``.
         /// Values reaching here are `Sendable` (singleton and scoped bindings require it), which the
         /// casts rely on.
+        /// Inlinable so that a specialized caller decides the casts at compile time.
+        @inlinable
         init?<T>(of value: T) {
             if let disposable = value as? any Disposable {
                 self = .sync(disposable)
@@ -50,9 +53,14 @@ final class InstanceRecorder: Sendable {
     ///
     /// - Returns: `false` when the recorder was drained: the owner has disposed what it built and will
     ///   never dispose `value`, so the caller must (and must not hand `value` out as the owner's).
-    @discardableResult
+    @discardableResult @inlinable
     func record<T>(_ key: BindingKey, _ value: T) -> Bool {
-        let disposal = Disposal(of: value)
+        record(key, disposal: Disposal(of: value))
+    }
+
+    /// ``record(_:_:)`` for an instance whose disposal is known.
+    @usableFromInline
+    func record(_ key: BindingKey, disposal: Disposal?) -> Bool {
         let keep = disposal != nil || recordsAll
         return state.withLock { state in
             guard !state.drained else { return false }

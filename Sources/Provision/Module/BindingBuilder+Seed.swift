@@ -14,6 +14,7 @@ extension BindingBuilder where T: Sendable {
     /// ``ProvisionError/Code/captiveDependency``, with the path), and a request outside any scope throws
     /// ``ProvisionError/Code/outsideScope``. A scope opened without the value throws
     /// ``ProvisionError/Code/notSeeded`` when it is requested.
+    @inlinable
     public func toSeed() {
         binder.setRecipe(Recipe<T>.seed(), at: index)
         binder.setScope(.scoped, at: index)

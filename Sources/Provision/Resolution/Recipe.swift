@@ -81,7 +81,7 @@ final class RecipeOptions: Sendable {
     /// For delegating bindings: passes a request's arguments on to the target binding.
     let forwarding: (any ArgumentForwarding)?
     /// Whether the binding's value is a scope's seed (``BindingBuilder/toSeed()``).
-    let isSeed: Bool
+    @usableFromInline let isSeed: Bool
 
     /// The path frame a top-level request with arguments pushes for this binding (see
     /// ``rootFrame(for:)``): made by the first such request and published once, retained here (released
@@ -93,6 +93,7 @@ final class RecipeOptions: Sendable {
     /// `Injector.get(_:named:arguments:)`).
     @usableFromInline let argumentFactoryBits: UInt
 
+    @usableFromInline
     init(arguments: ArgumentInfo? = nil, forwarding: (any ArgumentForwarding)? = nil, isSeed: Bool = false) {
         self.arguments = arguments
         self.argumentFactoryBits =

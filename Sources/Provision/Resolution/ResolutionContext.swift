@@ -13,23 +13,19 @@
 struct ResolutionContext: Sendable {
     /// The innermost dynamic frame, or `nil` at the top of a resolution.
     @usableFromInline let frame: PathFrame?
-    /// The scope of the request, or `nil` for a request outside a scope.
-    @usableFromInline let request: ResolutionRequest?
+    /// The scope the request was made through, or `nil` for a request outside a scope. Strong: a
+    /// context (in a handle made in the scope) keeps its scope usable.
+    @usableFromInline let scope: ServiceScope?
 
     @inlinable
-    init(frame: PathFrame?, request: ResolutionRequest? = nil) {
+    init(frame: PathFrame?, scope: ServiceScope? = nil) {
         self.frame = frame
-        self.request = request
+        self.scope = scope
     }
 
     /// The context of a new top-level request.
     @inlinable static var root: ResolutionContext {
         ResolutionContext(frame: nil)
-    }
-
-    /// The scope the request was made through, if any.
-    var scope: ServiceScope? {
-        request?.scope
     }
 
     /// Whether `key` is already being resolved further up this thread's resolution.
@@ -68,7 +64,7 @@ struct ResolutionContext: Sendable {
     /// The context for resolving below `key`.
     @usableFromInline
     func pushing(_ key: BindingKey) -> ResolutionContext {
-        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false), request: request)
+        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false), scope: scope)
     }
 
     /// The context a closure binding for `key` runs with: its key pushed when `tracksPath` (a transient
@@ -84,12 +80,12 @@ struct ResolutionContext: Sendable {
     /// The context for building the singleton `key` behind `gate`: a singleton outlives every scope, so
     /// nothing built for it may come from the request's scope.
     func enteringSingleton(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {
-        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: true, gate: gate), request: nil)
+        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: true, gate: gate), scope: nil)
     }
 
     /// The context for building the scoped instance `key` behind `gate`, in the request's scope.
     func enteringScoped(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {
-        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false, gate: gate), request: request)
+        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false, gate: gate), scope: scope)
     }
 
     /// The gates held by the builds on this path (the singletons and scoped instances being built above
@@ -111,9 +107,10 @@ struct ResolutionContext: Sendable {
     ///
     /// Read on the slow paths only (a build or a closure entry), never on a request served from a
     /// published instance.
+    @usableFromInline
     func continuingAmbient() -> ResolutionContext {
         guard frame == nil, let ambient = ResolutionContext.ambientFrame else { return self }
-        return ResolutionContext(frame: ambient, request: request)
+        return ResolutionContext(frame: ambient, scope: scope)
     }
 
     /// The innermost frame of the async build or async closure running in the current task (inherited by
@@ -137,15 +134,5 @@ final class PathFrame: Sendable {
         self.parent = parent
         self.isSingleton = isSingleton
         self.gate = gate
-    }
-}
-
-/// What a request carries besides its path: the ``ServiceScope`` it was made through.
-@usableFromInline
-final class ResolutionRequest: Sendable {
-    let scope: ServiceScope?
-
-    init(scope: ServiceScope?) {
-        self.scope = scope
     }
 }

@@ -3,7 +3,9 @@ extension Node {
     /// comes from the request's context, and the instance lives in the scope's cell for this node. The
     /// build runs inside the scope's close handshake (see `ServiceScope.build`), which records the
     /// instance for disposal.
-    @usableFromInline
+    ///
+    /// Inlinable, so that the plan runs specialized: it runs in every scope that uses the binding.
+    @inlinable
     func perScope(_ inner: Plan<T>) -> Plan<T> {
         let key = self.key
         let id = ObjectIdentifier(self)

@@ -3,6 +3,7 @@ extension Recipe where T: Sendable {
     ///
     /// The plan reads the value from the request's scope. Nothing is built, so there is no gate and no
     /// disposal: the seed belongs to the code that opened the scope.
+    @inlinable
     static func seed() -> Recipe {
         var recipe = Recipe(
             dependencies: .known([]),

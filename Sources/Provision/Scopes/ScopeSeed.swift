@@ -22,17 +22,24 @@
 /// Providing a key twice keeps the last value.
 public struct ScopeSeed {
     /// One seeded value and its key.
+    @usableFromInline
     struct Entry: Sendable {
-        let key: BindingKey
+        @usableFromInline let key: BindingKey
         /// A `SeedBox<T>` for the `T` of `key`.
-        let box: any AnyObject & Sendable
+        @usableFromInline let box: any AnyObject & Sendable
+
+        @usableFromInline
+        init(key: BindingKey, box: any AnyObject & Sendable) {
+            self.key = key
+            self.box = box
+        }
     }
 
-    private let injector: Injector
-    private(set) var entries: [Entry] = []
+    @usableFromInline let injector: Injector
+    @usableFromInline var entries: [Entry] = []
     /// The first key provided that no seed binding declares, if any: ``Injector/makeScope(seeding:)``
     /// throws for it.
-    private(set) var undeclared: BindingKey?
+    @usableFromInline var undeclared: BindingKey?
 
     init(injector: Injector) {
         self.injector = injector
@@ -55,6 +62,7 @@ public struct ScopeSeed {
     ///   - type: The key's type; `T` by default. Give it to seed an existential, such as
     ///     `(any SessionStore).self`.
     ///   - name: The seed binding's name; `nil` (the default) for the unnamed binding.
+    @inlinable
     public mutating func provide<T: Sendable>(_ value: T, as type: T.Type = T.self, named name: String? = nil) {
         let key = BindingKey(type, named: name)
         guard injector.declaresSeed(key, as: type) else {
@@ -75,9 +83,11 @@ public struct ScopeSeed {
 extension ScopeSeed: Sendable {}
 
 /// A seeded value of type `T`, boxed so that every seed is stored the same way.
+@usableFromInline
 final class SeedBox<T: Sendable>: Sendable {
-    let value: T
+    @usableFromInline let value: T
 
+    @usableFromInline
     init(_ value: T) {
         self.value = value
     }
@@ -88,6 +98,7 @@ extension Injector {
     ///
     /// Looks in this injector and its ancestors, without a lock and without making a just-in-time
     /// binding: modules declare seed bindings, so they are there before any scope is made.
+    @inlinable
     func declaresSeed<T>(_ key: BindingKey, as type: T.Type) -> Bool {
         var current: Injector? = self
         while let injector = current {

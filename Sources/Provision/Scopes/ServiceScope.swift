@@ -44,7 +44,7 @@ public final class ServiceScope: Sendable {
     let recorder = InstanceRecorder(recordsAll: false)
 
     /// The values the scope was opened with (``ScopeSeed``); never changed, so read without a lock.
-    private let seeds: [ScopeSeed.Entry]
+    @usableFromInline let seeds: [ScopeSeed.Entry]
 
     init(injector: Injector, seeds: [ScopeSeed.Entry] = []) {
         self.injector = injector
@@ -54,6 +54,7 @@ public final class ServiceScope: Sendable {
     /// The value this scope was seeded with for `key`, a seed binding of `T`.
     ///
     /// - Throws: `outsideScope` when the scope is closed, `notSeeded` when it was opened without it.
+    @inlinable
     func seed<T: Sendable>(_ key: BindingKey, as type: T.Type) throws(ProvisionError) -> T {
         // A few seeds per scope: a linear scan beats hashing the key.
         for entry in seeds where entry.key == key {
@@ -72,11 +73,12 @@ public final class ServiceScope: Sendable {
     /// - Returns: This scope's instance for a scoped binding; what the injector returns otherwise.
     /// - Throws: What ``Injector/get(_:named:)-6n1xw`` throws, and ``ProvisionError/Code/outsideScope`` when the
     ///   scope was closed.
+    @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil) throws(ProvisionError) -> T {
         try injector.resolve(
             BindingKey(type, named: name),
             as: type,
-            context: ResolutionContext(frame: nil, request: ResolutionRequest(scope: self))
+            context: ResolutionContext(frame: nil, scope: self)
         )
     }
 
@@ -92,7 +94,7 @@ public final class ServiceScope: Sendable {
         try await injector.resolveAsync(
             BindingKey(type, named: name),
             as: type,
-            context: ResolutionContext(frame: nil, request: ResolutionRequest(scope: self))
+            context: ResolutionContext(frame: nil, scope: self)
         )
     }
 
@@ -164,6 +166,7 @@ public final class ServiceScope: Sendable {
     }
 
     /// Whether the scope was closed (or is closing).
+    @usableFromInline
     var isClosed: Bool {
         state.withLock { $0.builds.isClosed }
     }
@@ -172,6 +175,7 @@ public final class ServiceScope: Sendable {
     ///
     /// - Throws: `captiveDependency` when the request has no scope because a singleton is being built
     ///   above it, `outsideScope` when it was made outside any scope.
+    @usableFromInline
     static func scope(of context: ResolutionContext, for key: BindingKey) throws(ProvisionError) -> ServiceScope {
         guard let scope = context.scope else {
             if let singleton = context.enclosingSingleton {
@@ -191,23 +195,39 @@ public final class ServiceScope: Sendable {
     /// The cell of the scoped binding `id` (a node of type `T`) in this scope.
     ///
     /// - Throws: `outsideScope` when the scope is closed.
+    @inlinable
     func cell<T>(
         for id: ObjectIdentifier,
         key: BindingKey,
         injector: Injector,
         as type: T.Type
     ) throws(ProvisionError) -> InstanceCell<T> {
+        // No recorder: `build` records the instance, before the cell publishes it.
+        let found = try cell(for: id, key: key) {
+            InstanceCell<T>(key: key, injector: injector, recorder: nil, isScoped: true)
+        }
+        // Every cell stored under a node's identity was made above for that node's `T`.
+        return unsafeDowncast(found, to: InstanceCell<T>.self)
+    }
+
+    /// The cell stored under `id`, or the one `make` makes (called under the lock: it only allocates).
+    ///
+    /// - Throws: `outsideScope` when the scope is closed.
+    @usableFromInline
+    func cell(
+        for id: ObjectIdentifier,
+        key: BindingKey,
+        making make: () -> any AnyObject & Sendable
+    ) throws(ProvisionError) -> AnyObject {
         let found = state.withLock { state -> AnyObject? in
             guard !state.builds.isClosed else { return nil }
             if let existing = state.cells[id] { return existing }
-            // No recorder: `build` records the instance, before the cell publishes it.
-            let cell = InstanceCell<T>(key: key, injector: injector, recorder: nil, isScoped: true)
+            let cell = make()
             state.cells[id] = cell
             return cell
         }
         guard let found else { throw ProvisionError.outsideScope(key, closed: true) }
-        // Every cell stored under a node's identity was made above for that node's `T`.
-        return unsafeDowncast(found, to: InstanceCell<T>.self)
+        return found
     }
 
     /// Runs the build of this scope's instance of `key` (`make`, its factory, called by the holder of
@@ -220,7 +240,11 @@ public final class ServiceScope: Sendable {
     /// itself and throws `outsideScope`, so that the cell publishes nothing and neither the request nor
     /// the requests waiting on the gate receive a disposed instance.
     ///
+    /// Inlinable: it runs once per scope and scoped binding, on a request's path, so it runs specialized
+    /// (how to dispose the instance is then known at compile time).
+    ///
     /// - Parameter owner: The building thread.
+    @inlinable
     func build<T>(
         _ key: BindingKey,
         owner: UInt,
@@ -234,28 +258,35 @@ public final class ServiceScope: Sendable {
             endBuild(owner: owner)
             throw error
         }
-        let recorded = endBuild(key, recording: value, owner: owner)
-        guard recorded else {
-            var failure: ProvisionError?
-            switch InstanceRecorder.Disposal(of: value) {
-            case .sync(let disposable):
-                failure = Disposer.disposeSynchronously(disposable, key: key)
-            case .async(let disposable):
-                // A synchronous build can't await the disposal: it runs in a task of its own, bounded
-                // like every async disposal.
-                let timeout = injector.configuration.lifecycleHookTimeout
-                Task { _ = await Disposer.dispose([(key, .async(disposable))], timeout: timeout) }
-            case nil:
-                break
-            }
-            throw ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
+        let disposal = InstanceRecorder.Disposal(of: value)
+        guard endBuild(key, recording: disposal, owner: owner) else {
+            throw refusedBuild(key, disposal: disposal)
         }
         return value
     }
 
+    /// The error of a synchronous build whose instance the scope refused (it was drained meanwhile),
+    /// once the instance is disposed: a synchronous build can't await an async disposal, which runs in
+    /// a task of its own, bounded like every async disposal.
+    @usableFromInline
+    func refusedBuild(_ key: BindingKey, disposal: InstanceRecorder.Disposal?) -> ProvisionError {
+        var failure: ProvisionError?
+        switch disposal {
+        case .sync(let disposable):
+            failure = Disposer.disposeSynchronously(disposable, key: key)
+        case .async(let disposable):
+            let timeout = injector.configuration.lifecycleHookTimeout
+            Task { _ = await Disposer.dispose([(key, .async(disposable))], timeout: timeout) }
+        case nil:
+            break
+        }
+        return ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
+    }
+
     /// Registers a build about to run its factory, or throws `outsideScope` when the scope is closed
     /// (no factory runs for a closed scope).
-    private func beginBuild(_ key: BindingKey, owner: UInt) throws(ProvisionError) {
+    @usableFromInline
+    func beginBuild(_ key: BindingKey, owner: UInt) throws(ProvisionError) {
         guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
             throw ProvisionError.outsideScope(key, closed: true)
         }
@@ -263,8 +294,9 @@ public final class ServiceScope: Sendable {
 
     /// Records a built instance, then ends its build; `false` when the recording was refused (the close
     /// stopped waiting): the caller disposes the instance.
-    private func endBuild<T>(_ key: BindingKey, recording value: T, owner: UInt) -> Bool {
-        let recorded = recorder.record(key, value)
+    @usableFromInline
+    func endBuild(_ key: BindingKey, recording disposal: InstanceRecorder.Disposal?, owner: UInt) -> Bool {
+        let recorded = recorder.record(key, disposal: disposal)
         endBuild(owner: owner)
         return recorded
     }
@@ -285,10 +317,10 @@ public final class ServiceScope: Sendable {
             endBuild(owner: owner)
             throw error
         }
-        let recorded = endBuild(key, recording: value, owner: owner)
-        guard recorded else {
+        let disposal = InstanceRecorder.Disposal(of: value)
+        guard endBuild(key, recording: disposal, owner: owner) else {
             var failure: ProvisionError?
-            if let disposal = InstanceRecorder.Disposal(of: value) {
+            if let disposal {
                 let timeout = injector.configuration.lifecycleHookTimeout
                 failure = await Disposer.dispose([(key, disposal)], timeout: timeout).first
             }
@@ -298,7 +330,8 @@ public final class ServiceScope: Sendable {
     }
 
     /// Ends a build, waking the closers that waited for it (with no lock held).
-    private func endBuild(owner: UInt) {
+    @usableFromInline
+    func endBuild(owner: UInt) {
         let woken = state.withLock { $0.builds.endBuild(owner: owner) }
         for wake in woken { wake() }
     }
