@@ -131,9 +131,11 @@ extension InstanceCell {
     /// factory runs, and a re-entrant request finds it there and throws a cycle error before it reaches
     /// the gate.
     ///
-    /// Inlinable, so that a per-scope build (one per scope and binding, on a request's path) runs
-    /// specialized: the gate's bookkeeping is in the non-generic calls it makes.
-    @inlinable
+    /// Not inlinable: every binding's plan can reach it (whether a binding is a singleton or scoped is
+    /// known only when it is linked), and a specialized copy in each would cost compile time and code
+    /// size for what runs once per singleton. It makes no generic metadata at run time: the gate's
+    /// action is a non-generic enum, and no `Result` of `T` is formed.
+    @usableFromInline
     func build(
         _ context: ResolutionContext,
         using make: (ResolutionContext) throws(ProvisionError) -> T
