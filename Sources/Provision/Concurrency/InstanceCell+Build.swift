@@ -73,16 +73,14 @@ extension InstanceCell {
     }
 
     /// Publishes a built instance (see ``publish(_:)``), then ends the build (see ``finish(_:gate:in:)``).
-    @inlinable
-    func finish(built value: T, gate: SingletonGate, in stripe: RegistryStripe) {
+    private func finish(built value: T, gate: SingletonGate, in stripe: RegistryStripe) {
         announcePublishing()
         publish(value)
         finish(.built, gate: gate, in: stripe)
     }
 
     /// The schedule probe's step before a publication (see ``ScheduleProbe``).
-    @usableFromInline
-    func announcePublishing() {
+    private func announcePublishing() {
         ScheduleProbe.step(.publishing)
     }
 

@@ -60,7 +60,6 @@ final class InstanceCell<T> {
     /// Recorded first: once published, other threads can build (and record) instances that depend on
     /// it, and disposal runs in reverse recording order, so a dependency must be recorded before
     /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
-    @inlinable
     func publish(_ value: T) {
         _ = recorder?.record(key, value)
         store(PublishedValue<T>.retainedWord(value))
@@ -75,8 +74,7 @@ final class InstanceCell<T> {
     }
 
     /// Publishes `word` in the cell, then in its node (see ``node``).
-    @inlinable
-    func store(_ word: UInt) {
+    private func store(_ word: UInt) {
         box.store(word, ordering: .releasing)
         node?.instance.store(word, ordering: .releasing)
     }

@@ -4,8 +4,13 @@ extension Node {
     /// build runs inside the scope's close handshake (see `ServiceScope.build`), which records the
     /// instance for disposal.
     ///
-    /// Inlinable, so that the plan runs specialized: it runs in every scope that uses the binding.
-    @inlinable
+    /// Not inlinable: `Node.scoped` is specialized for every binding (whether a binding is scoped is known
+    /// only when it is linked), and a specialized copy of this plan in each cost a release build of
+    /// thousands of bindings several times its compile time, for about 7% of a scoped build's
+    /// instructions. The plan instantiates no generic metadata per request as it is: the cell's gate
+    /// action is a non-generic enum, the published word is a bit cast, and the table and the handshake
+    /// are non-generic calls.
+    @usableFromInline
     func perScope(_ inner: Plan<T>) -> Plan<T> {
         let key = self.key
         let id = ObjectIdentifier(self)

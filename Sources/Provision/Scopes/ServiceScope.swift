@@ -195,7 +195,6 @@ public final class ServiceScope: Sendable {
     /// The cell of the scoped binding `id` (a node of type `T`) in this scope.
     ///
     /// - Throws: `outsideScope` when the scope is closed.
-    @inlinable
     func cell<T>(
         for id: ObjectIdentifier,
         key: BindingKey,
@@ -213,8 +212,7 @@ public final class ServiceScope: Sendable {
     /// The cell stored under `id`, or the one `make` makes (called under the lock: it only allocates).
     ///
     /// - Throws: `outsideScope` when the scope is closed.
-    @usableFromInline
-    func cell(
+    private func cell(
         for id: ObjectIdentifier,
         key: BindingKey,
         making make: () -> any AnyObject & Sendable
@@ -240,11 +238,7 @@ public final class ServiceScope: Sendable {
     /// itself and throws `outsideScope`, so that the cell publishes nothing and neither the request nor
     /// the requests waiting on the gate receive a disposed instance.
     ///
-    /// Inlinable: it runs once per scope and scoped binding, on a request's path, so it runs specialized
-    /// (how to dispose the instance is then known at compile time).
-    ///
     /// - Parameter owner: The building thread.
-    @inlinable
     func build<T>(
         _ key: BindingKey,
         owner: UInt,
@@ -268,8 +262,7 @@ public final class ServiceScope: Sendable {
     /// The error of a synchronous build whose instance the scope refused (it was drained meanwhile),
     /// once the instance is disposed: a synchronous build can't await an async disposal, which runs in
     /// a task of its own, bounded like every async disposal.
-    @usableFromInline
-    func refusedBuild(_ key: BindingKey, disposal: InstanceRecorder.Disposal?) -> ProvisionError {
+    private func refusedBuild(_ key: BindingKey, disposal: InstanceRecorder.Disposal?) -> ProvisionError {
         var failure: ProvisionError?
         switch disposal {
         case .sync(let disposable):
@@ -285,8 +278,7 @@ public final class ServiceScope: Sendable {
 
     /// Registers a build about to run its factory, or throws `outsideScope` when the scope is closed
     /// (no factory runs for a closed scope).
-    @usableFromInline
-    func beginBuild(_ key: BindingKey, owner: UInt) throws(ProvisionError) {
+    private func beginBuild(_ key: BindingKey, owner: UInt) throws(ProvisionError) {
         guard state.withLock({ $0.builds.beginBuild(owner: owner) }) else {
             throw ProvisionError.outsideScope(key, closed: true)
         }
@@ -294,8 +286,7 @@ public final class ServiceScope: Sendable {
 
     /// Records a built instance, then ends its build; `false` when the recording was refused (the close
     /// stopped waiting): the caller disposes the instance.
-    @usableFromInline
-    func endBuild(_ key: BindingKey, recording disposal: InstanceRecorder.Disposal?, owner: UInt) -> Bool {
+    private func endBuild(_ key: BindingKey, recording disposal: InstanceRecorder.Disposal?, owner: UInt) -> Bool {
         let recorded = recorder.record(key, disposal: disposal)
         endBuild(owner: owner)
         return recorded
@@ -330,8 +321,7 @@ public final class ServiceScope: Sendable {
     }
 
     /// Ends a build, waking the closers that waited for it (with no lock held).
-    @usableFromInline
-    func endBuild(owner: UInt) {
+    private func endBuild(owner: UInt) {
         let woken = state.withLock { $0.builds.endBuild(owner: owner) }
         for wake in woken { wake() }
     }
