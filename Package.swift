@@ -62,11 +62,14 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 "CHeapUsage",
+                "CKeptResult",
             ],
             path: "Benchmarks/DIBench"
         ),
         // glibc's count of the heap in use, for di-bench's memory-per-binding report.
         .target(name: "CHeapUsage", path: "Benchmarks/CHeapUsage"),
+        // Each thread's slot for the object di-bench's measuring loops keep.
+        .target(name: "CKeptResult", path: "Benchmarks/CKeptResult"),
         .target(
             name: "ProvisionServiceLifecycle",
             dependencies: [

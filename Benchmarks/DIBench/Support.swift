@@ -1,3 +1,4 @@
+import CKeptResult
 import Swinject
 
 /// An object's identity, for a checksum: the result sink that keeps the optimizer from deleting the work
@@ -15,25 +16,28 @@ func identity(_ object: AnyObject) -> UInt {
 /// identity of one stored `let` was measured at 0.1 ns per operation, the call made once for the whole
 /// loop.
 ///
-/// The object is handed over owned and kept until the next one arrives (``keptResult``), as a caller
-/// keeps what it resolved: in a property, or in a local it uses after other calls. Every column pays the
-/// same for it: an implementation that returns an object gives a reference it owns (a container
-/// retains the singleton it returns), and a floor that reads a stored `let` retains it here. Borrowing
-/// the object instead made the singleton floor a bare call (2 ns), below what any code that keeps the
-/// reference can reach.
+/// The object is handed over owned and kept until the same thread folds the next one (its slot in
+/// ``CKeptResult``), as a caller keeps what it resolved: in a property, or in a local it uses after other
+/// calls. Every column pays the same for it: an implementation that returns an object gives a reference
+/// it owns (a container retains the singleton it returns), and a floor that reads a stored `let` retains
+/// it here. Borrowing the object instead made the singleton floor a bare call (2 ns), below what any
+/// code that keeps the reference can reach.
+///
+/// The slot is the calling thread's own: the throughput scenarios fold from several threads at once,
+/// and with one slot for the process two threads could read the same previous object and both release
+/// it (the singleton of "throughput: singleton hit" was freed while its injector still published it,
+/// and di-bench crashed in about one quick run in sixteen), besides writing one cache line from every
+/// thread.
 @inline(never)
 func fold(_ object: __owned AnyObject, into sink: inout UInt) {
     sink ^= UInt(bitPattern: ObjectIdentifier(object))
-    keptResult.pointee = object
+    let slot = c_kept_result_slot().unsafelyUnwrapped
+    let previous = slot.pointee
+    slot.pointee = Unmanaged.passRetained(object).toOpaque()
+    if let previous {
+        Unmanaged<AnyObject>.fromOpaque(previous).release()
+    }
 }
-
-/// The last object handed to ``fold(_:into:)``. A pointer rather than a global `var`, so that keeping an
-/// object costs the store and the release of the previous one, and no exclusivity check.
-nonisolated(unsafe) let keptResult: UnsafeMutablePointer<AnyObject?> = {
-    let slot = UnsafeMutablePointer<AnyObject?>.allocate(capacity: 1)
-    slot.initialize(to: nil)
-    return slot
-}()
 
 /// Resolves a Swinject dependency that the benchmark registered itself. A failure means the benchmark's
 /// own graph is broken, which is a programming error in the benchmark, so it stops the run loudly.
