@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs everything CI checks, in order: formatting, source rules; the builds (debug and sanitized in the
-# foreground, release in the background beside them); the test suite with warnings as errors,
+# Runs everything CI checks, in order: formatting, source rules; the builds (debug, sanitized, then the
+# server's release build in the foreground; di-bench's and the stress tool's in the background beside
+# them); the test suite with warnings as errors,
 # the documentation (DocC, no warnings), the protocol models (spin; Scripts/model-check.sh),
 # the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
 # random graphs under schedule perturbation for half as long, then under ThreadSanitizer), the example
@@ -77,20 +78,20 @@ build_product() {
     swift build --product "$product" "$@" -Xswiftc -warnings-as-errors || fatal "build of $product ($*)"
 }
 
-log "Release builds in the background (scratch path .build-release): di-bench, todo-server, provision-stress"
+log "Release builds in the background (scratch path .build-release): di-bench, provision-stress"
 # They share no scratch path with the builds in the foreground, which they overlap: two builds keep both
-# cores busy where one alone waits on a single long compile or a link. The tests run once they are done.
-# Scripts/stress.sh and Scripts/server-check.sh use these binaries (PROVISION_RELEASE_SCRATCH).
+# cores busy where one alone waits on a single long compile or a link. di-bench's is the longest build
+# of the run (its module alone compiles for about ten minutes on one core), so it starts first, and the
+# other release builds (todo-server, the perturbed provision-stress) run in the foreground once the
+# sanitized builds are done, beside it rather than after it. The tests run once all of them are done.
+# Scripts/stress.sh uses these binaries (PROVISION_RELEASE_SCRATCH).
 export PROVISION_RELEASE_SCRATCH=.build-release
 release_log="$root/.build/release-builds.txt"
 (
     set -e
-    for product in di-bench todo-server provision-stress; do
+    for product in di-bench provision-stress; do
         swift build -c release --product "$product" --scratch-path .build-release -Xswiftc -warnings-as-errors
     done
-    # Scripts/stress.sh --perturb's build (the same flags).
-    swift build -c release --product provision-stress --scratch-path .build-perturb -Xswiftc -DPROVISION_PERTURB \
-        -Xswiftc -warnings-as-errors
 ) >"$release_log" 2>&1 &
 release_pid=$!
 release_builds() {
@@ -123,6 +124,13 @@ if [ "${SKIP_ASAN:-0}" != "1" ]; then
     build_product ProvisionPackageTests --sanitize=address --scratch-path .build-asan
     build_product DepthProbe --sanitize=address --scratch-path .build-asan
 fi
+
+log "Release builds beside di-bench's: todo-server (scratch path .build-server), provision-stress perturbed (.build-perturb)"
+# Scripts/server-check.sh uses this todo-server (PROVISION_SERVER_SCRATCH), Scripts/stress.sh --perturb
+# this provision-stress (the same flags as its own build).
+export PROVISION_SERVER_SCRATCH=.build-server
+build_product todo-server -c release --scratch-path .build-server
+build_product provision-stress -c release --scratch-path .build-perturb -Xswiftc -DPROVISION_PERTURB
 
 release_builds
 
