@@ -33,17 +33,7 @@ for dir in Sources/Provision Sources/ProvisionLogging Sources/ProvisionServiceLi
 done
 
 log "Formatting (swift format lint --strict)"
-# The generated benchmark graphs (about 48,000 lines, 20 s of linting) are linted in the background,
-# beside the builds, and waited for before the tests; everything else here, in a few seconds.
-format_fix="run 'swift format format -i -r Sources Tests Benchmarks'"
-benchmark_sources=()
-while IFS= read -r file; do benchmark_sources+=("$file"); done \
-    < <(find Benchmarks -name '*.swift' -not -path 'Benchmarks/DIBench/Generated/*' | sort)
-swift format lint --strict --recursive Sources Tests "${benchmark_sources[@]}" || fatal "formatting: $format_fix"
-mkdir -p "$root/.build"
-generated_lint_log="$root/.build/format-generated.txt"
-swift format lint --strict --recursive Benchmarks/DIBench/Generated >"$generated_lint_log" 2>&1 &
-generated_lint_pid=$!
+swift format lint --strict --recursive Sources Tests Benchmarks || fatal "formatting: run 'swift format format -i -r Sources Tests Benchmarks'"
 
 log "Generated sources are current (Scripts/generate-arities.py --check)"
 Scripts/generate-arities.py --check || fatal "the fixed-arity sources differ from Scripts/generate-arities.py's output: run it"
@@ -143,7 +133,6 @@ build_product todo-server -c release --scratch-path .build-server
 build_product provision-stress -c release --scratch-path .build-perturb -Xswiftc -DPROVISION_PERTURB
 
 release_builds
-wait "$generated_lint_pid" || { cat "$generated_lint_log" >&2; fatal "formatting of Benchmarks/DIBench/Generated: $format_fix"; }
 
 log "Tests (debug)"
 # One test at a time (see sanitized_tests below for why).
