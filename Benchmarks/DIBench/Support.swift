@@ -39,6 +39,15 @@ func fold(_ object: __owned AnyObject, into sink: inout UInt) {
     }
 }
 
+/// Releases the object the calling thread kept last (see ``fold(_:into:)``), for a measuring thread that
+/// is about to end: its slot would otherwise keep that object alive for the rest of the run.
+func releaseKeptResult() {
+    let slot = c_kept_result_slot().unsafelyUnwrapped
+    guard let kept = slot.pointee else { return }
+    slot.pointee = nil
+    Unmanaged<AnyObject>.fromOpaque(kept).release()
+}
+
 /// Resolves a Swinject dependency that the benchmark registered itself. A failure means the benchmark's
 /// own graph is broken, which is a programming error in the benchmark, so it stops the run loudly.
 func resolved<T>(_ resolver: any Swinject.Resolver, _ type: T.Type) -> T {

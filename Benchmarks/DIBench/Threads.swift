@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// Starts `count` real threads, releases them together, and waits until all have finished.
-/// `body(index)` runs on each; the threads get an 8 MiB stack for the deep graphs.
+/// `body(index)` runs on each; the threads get an 8 MiB stack for the deep graphs. Each thread releases the
+/// object it kept last (see ``fold(_:into:)``) before it ends.
 func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let group = DispatchGroup()
     let start = DispatchSemaphore(value: 0)
@@ -12,6 +13,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let thread = Thread {
             start.wait()
             body(index)
+            releaseKeptResult()
             group.leave()
         }
         thread.stackSize = 8 << 20
