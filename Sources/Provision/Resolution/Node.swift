@@ -1,76 +1,9 @@
 public import Synchronization
 
-/// A binding inside one injector: its key, scope and recipe, the plan linked from it, and for a
-/// singleton the published instance.
-///
-/// Nodes are created when a module's bindings are installed and never change afterwards except through
-/// two write-once atomic slots: ``plan`` (set when the binding is first linked) and the singleton
-/// instance in ``cell`` (set when the singleton is first built). Both are read with one acquiring load.
-@usableFromInline
-protocol AnyNode: AnyObject, Sendable {
-    var key: BindingKey { get }
-    var scope: Scope { get }
-    var location: SourceLocation { get }
-    var isLinked: Bool { get }
-    /// Whether the node's binding is a transient constructor whose plan is only its construction, so
-    /// that a ``Program`` can build it with an instruction (see ``Node/allowPrograms()``).
-    var isProgrammable: Bool { get }
-    /// When the node was created, relative to every other node: declaration order.
-    var declarationIndex: Int { get }
-
-    /// What linking found about the node's static subgraph (see ``NodeTraits``); empty until linked.
-    var traits: NodeTraits { get }
-
-    /// The keys the node depends on when it builds, or `nil` when a closure resolves them at run time.
-    var dependencyKeys: [BindingKey]? { get }
-
-    /// The nodes of this injector that the node's plan links as its static dependencies (those
-    /// already bound here; not those made just in time or found in a parent injector).
-    func staticDependencies() -> [any AnyNode]
-
-    /// Links the node with `linker`, ignoring any error (see ``Linker/prelink(_:)``).
-    func prelink(with linker: Linker)
-
-    /// The keys of the properties injected into the node's instances: the built instance's (a
-    /// singleton's or an instance binding's), by its class, and those its constructor plans injected so
-    /// far into the instances they built (see ``PropertyInjection/injectedKeys``); empty when none.
-    var injectedPropertyKeys: [BindingKey] { get }
-
-    /// Resolves the node once, discarding the value: builds an eager singleton.
-    func build() throws(ProvisionError)
-
-    /// Resolves the node once through the async path, discarding the value.
-    func buildAsync() async throws(ProvisionError)
-
-    /// How to start and stop the built singleton, if it has hooks or is a ``ManagedService``; `nil` when
-    /// it has neither or is not built.
-    func lifecycleActions() -> LifecycleActions?
-
-    /// Completes the node with its binding's scope and hooks, before it is installed (see
-    /// ``Node/attach(scope:hooks:)``).
-    func attach(scope: Scope, hooks: AnyLifecycleHooks?)
-}
-
-/// What linking found about a node's static subgraph, published with its plan.
-@usableFromInline
-struct NodeTraits: OptionSet, Sendable {
-    @usableFromInline let rawValue: UInt8
-
-    @inlinable
-    init(rawValue: UInt8) {
-        self.rawValue = rawValue
-    }
-
-    /// Building the node awaits an async factory (its own, or a dependency's that it builds).
-    static let needsAsync = NodeTraits(rawValue: 1)
-    /// Building the node builds a scoped instance: it can only be built inside a scope.
-    static let needsScope = NodeTraits(rawValue: 2)
-    /// Building the node may go through a singleton's or scoped instance's gate (its own, or a
-    /// dependency's that it builds), where a caller may have to wait for another request: an async
-    /// request then resolves it through its async plan, which suspends there instead of blocking.
-    static let hasGate = NodeTraits(rawValue: 4)
-}
-
+/// A binding of a `T` inside one injector (see ``AnyNode``): its key, scope and recipe, the plan linked
+/// from it, and for a singleton the published instance. Its other concerns are extensions in files named
+/// after them (`Node+Program.swift`, `Node+Dependencies.swift`, `Node+Lifecycle.swift`, `Node+Async.swift`,
+/// `Node+PerScope.swift`, `Node+Seed.swift`, `Node+Observation.swift`), beside the features they serve.
 @usableFromInline
 final class Node<T>: AnyNode {
     // The fields every request reads come first, so that they share the cache line of the object's
@@ -354,34 +287,8 @@ final class Node<T>: AnyNode {
         }
     }
 
-    @usableFromInline var dependencyKeys: [BindingKey]? {
-        switch dependencies {
-        case .known(let keys), .declared(let keys): keys
-        case .optional(let keys): keys
-        case .deferred: []
-        case .dynamic: nil
-        }
-    }
-
-    @usableFromInline var injectedPropertyKeys: [BindingKey] {
-        var keys: [BindingKey] = []
-        if let instance = cell?.value as? any PropertyInjectable {
-            keys = PropertyInjector.requirements(of: type(of: instance), in: injector).map(\.key)
-        }
-        if let injection = AtomicReference.load(propertyInjection, as: PropertyInjection.self) {
-            keys += injection.takeUnretainedValue().injectedKeys
-        }
-        return keys
-    }
-
     @usableFromInline var isLinked: Bool {
         linkedPlan.load(ordering: .acquiring) != 0
-    }
-
-    @usableFromInline
-    func staticDependencies() -> [any AnyNode] {
-        guard case .known(let keys) = dependencies else { return [] }
-        return keys.compactMap { injector.registry.retainedNode(for: $0) }
     }
 
     @usableFromInline
@@ -413,47 +320,6 @@ final class Node<T>: AnyNode {
         if let value = cell?.value { return value }
         if let plan { return try plan.make(context) }
         return try linkAndMake(context)
-    }
-
-    @usableFromInline
-    func build() throws(ProvisionError) {
-        _ = try resolve(.root)
-    }
-
-    @usableFromInline
-    func buildAsync() async throws(ProvisionError) {
-        _ = try await resolveAsync(.root)
-    }
-
-    @usableFromInline
-    func lifecycleActions() -> LifecycleActions? {
-        guard scope.isSingleton, let cell, cell.value != nil else { return nil }
-        // The actions read the instance from the cell: it is published and never changes.
-        if let hooks = hooks?.hooks as? LifecycleHooks<T> {
-            return LifecycleActions(
-                key: key,
-                start: Node.action(hooks.start, on: cell),
-                stop: Node.action(hooks.stop, on: cell)
-            )
-        }
-        guard cell.value is any ManagedService else {
-            // A type only an integration knows (a swift-service-lifecycle `Service`): its adapter's.
-            guard let value = cell.value, !injector.configuration.lifecycleAdapters.isEmpty else { return nil }
-            return injector.adaptedLifecycle(of: value, key: key)
-        }
-        return LifecycleActions(
-            key: key,
-            start: { try await (cell.value as? any ManagedService)?.start() },
-            stop: { try await (cell.value as? any ManagedService)?.stop() }
-        )
-    }
-
-    /// A binding's hook, bound to the instance in `cell`.
-    private static func action(_ hook: LifecycleHooks<T>.Hook?, on cell: InstanceCell<T>) -> LifecycleActions.Action? {
-        guard let hook else { return nil }
-        return { @Sendable () async throws -> Void in
-            if let value = cell.value { try await hook(value) }
-        }
     }
 
     /// Publishes `candidate` unless another thread linked this node first; returns the plan that won.
