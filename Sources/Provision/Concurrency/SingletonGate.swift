@@ -19,8 +19,15 @@ final class SingletonGate: Sendable {
         case failed(ProvisionError)
     }
 
-    /// Signalled once per waiter when the build ends.
-    let semaphore = DispatchSemaphore(value: 0)
+    /// Signalled once per waiter when the build ends: made by the first thread that needs it (a waiter
+    /// about to wait, or the builder waking registered waiters), so that a build nobody waits for, every
+    /// build of a request scope's instance above all, allocates no semaphore. Both sides get the same
+    /// one: the first store wins, and a semaphore remembers signals sent before its wait.
+    private let lazySemaphore = AtomicLazyReference<DispatchSemaphore>()
+
+    var semaphore: DispatchSemaphore {
+        lazySemaphore.load() ?? lazySemaphore.storeIfNil(DispatchSemaphore(value: 0))
+    }
 
     /// Who runs the factory: the building task, or thread outside any task (see ``ExecutionIdentity``).
     let owner: UInt
@@ -33,17 +40,20 @@ final class SingletonGate: Sendable {
         self.isAsync = isAsync
     }
 
-    /// Written once by the builder before it signals; read by each waiter after it wakes. The mutex
-    /// orders the write before the reads for every thread (and for ThreadSanitizer), independent of
-    /// the semaphore's own ordering.
-    private let state = Locked<Outcome>(.pending)
+    /// The build's outcome: written once, by the builder, before it stores ``ended`` with release
+    /// ordering, and read only after ``ended`` was loaded with acquire ordering and found set (see
+    /// ``outcome``). That pair orders the write before every read, for every thread and for
+    /// ThreadSanitizer, with no lock: nothing writes it afterwards. (A mutex here cost two allocations
+    /// per gate, that is per build of a scoped instance.)
+    private nonisolated(unsafe) var finalOutcome: Outcome = .pending
 
     /// Set once the build has ended, before any waiter is woken: from then on, a wait on this gate is
-    /// no longer a reason for anything (see ``WaitGraph``). Read under the waits-for graph's lock.
+    /// no longer a reason for anything (see ``WaitGraph``), and ``finalOutcome`` is final.
     private let ended = Atomic<Bool>(false)
 
+    /// The build's outcome; `.pending` while it runs.
     var outcome: Outcome {
-        state.withLock { $0 }
+        ended.load(ordering: .acquiring) ? finalOutcome : .pending
     }
 
     /// Whether the build has ended (``finish(_:)`` was called).
@@ -53,7 +63,7 @@ final class SingletonGate: Sendable {
 
     /// Records the build's outcome. Called once, by the builder, before it wakes the waiters.
     func finish(_ outcome: Outcome) {
-        state.withLock { $0 = outcome }
+        finalOutcome = outcome
         ended.store(true, ordering: .releasing)
         ScheduleProbe.step(.gateFinished)
     }
