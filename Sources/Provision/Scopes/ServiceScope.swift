@@ -30,7 +30,7 @@ public final class ServiceScope: Sendable {
     private struct State: Sendable {
         /// The cell of each scoped binding built (or being built) in this scope, by node: always an
         /// `InstanceCell<T>` for the `T` of the node it is stored under (see `cell(for:)`).
-        var cells: [ObjectIdentifier: any AnyObject & Sendable] = [:]
+        var cells = ScopeCells()
         /// Whether the scope is closed, the builds running, and the closers waiting for them.
         var builds = ScopeBuilds()
     }
@@ -221,7 +221,7 @@ public final class ServiceScope: Sendable {
             guard !state.builds.isClosed else { return nil }
             if let existing = state.cells[id] { return existing }
             let cell = make()
-            state.cells[id] = cell
+            state.cells.insert(cell, for: id)
             return cell
         }
         guard let found else { throw ProvisionError.outsideScope(key, closed: true) }
