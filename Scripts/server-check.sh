@@ -65,9 +65,8 @@ command -v psql >/dev/null 2>&1 || fatal "psql is not on PATH"
 # PostgreSQL refuses to run as root: as root, its files belong to the postgres user, which runs it.
 as_pg() { if [ "$(id -u)" = "0" ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
-# The scratch path of the release build: .build, or PROVISION_SERVER_SCRATCH (Scripts/test.sh's), or
-# PROVISION_RELEASE_SCRATCH.
-scratch="${PROVISION_SERVER_SCRATCH:-${PROVISION_RELEASE_SCRATCH:-.build}}"
+# The scratch path of the release build: .build, or PROVISION_RELEASE_SCRATCH (Scripts/test.sh's).
+scratch="${PROVISION_RELEASE_SCRATCH:-.build}"
 if [ "$build" = "1" ]; then
     log "Building todo-server (release, scratch path $scratch)"
     swift build -c release --product todo-server --scratch-path "$scratch" -Xswiftc -warnings-as-errors || fatal "build"

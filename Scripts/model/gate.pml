@@ -58,8 +58,10 @@ byte entrySuspended = 0;         /* GateEntry.suspended: bit w = SuspendedWaiter
 
 /* SingletonGate, by id */
 bool gateAsync[MAXG];            /* SingletonGate.isAsync */
-mtype outcome[MAXG];             /* SingletonGate.state (its own mutex: one step per access) */
-byte sem[MAXG];                  /* SingletonGate.semaphore (DispatchSemaphore count) */
+mtype outcome[MAXG];             /* SingletonGate.outcome: finalOutcome, published by `ended` (written
+                                    before its release store, read after its acquire load): one step */
+byte sem[MAXG];                  /* SingletonGate.semaphore (DispatchSemaphore count; made lazily by the
+                                    first user, which changes no count) */
 byte nextGate = 1;
 
 /* SuspendedWaiter, by waiter id 0..NASYNC-1 (SuspendedWaiter.State under its mutex) */
