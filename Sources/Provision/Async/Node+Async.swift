@@ -45,15 +45,15 @@ extension Node {
         case .scoped:
             let key = self.key
             let id = ObjectIdentifier(self)
+            let cellType = InstanceCell<T>.self
             return AsyncPlan { [unowned injector] context throws(ProvisionError) in
                 let scope = try ServiceScope.scope(of: context, for: key)
-                let cell = try scope.cell(for: id, key: key, injector: injector, as: T.self)
+                let cell = try scope.cell(for: id, key: key, injector: injector, as: cellType)
                 if let value = cell.value { return value }
                 // Inside the scope's close handshake, like the synchronous plan (see `perScope`); the
-                // building task is the owner of the build.
+                // building task, which holds the cell's gate, is the owner of the build.
                 return try await cell.buildAsync(context) { context async throws(ProvisionError) in
-                    let owner = ExecutionIdentity.current
-                    return try await scope.buildAsync(key, owner: owner) { () async throws(ProvisionError) in
+                    try await scope.buildAsync(key, owner: context.buildOwner) { () async throws(ProvisionError) in
                         try await inner.make(context)
                     }
                 }
@@ -68,9 +68,10 @@ extension Node {
         let key = self.key
         if scope.isScoped {
             let id = ObjectIdentifier(self)
+            let cellType = InstanceCell<T>.self
             return Plan { [unowned injector] context throws(ProvisionError) in
                 let cell = try ServiceScope.scope(of: context, for: key)
-                    .cell(for: id, key: key, injector: injector, as: T.self)
+                    .cell(for: id, key: key, injector: injector, as: cellType)
                 if let value = cell.value { return value }
                 throw ProvisionError.requiresAsync(key, dependency: nil, path: [key])
             }

@@ -101,8 +101,10 @@ extension InstanceCell {
         entry?.wakeAll()
     }
 
-    /// The outcome of a build this caller waited for: the instance, the builder's error, or `nil` to
-    /// decide again (the gate ended without an outcome this caller can use).
+    /// The outcome of a build this caller waited for: the published instance's address (see
+    /// ``publishedAddress``), the builder's error, or `nil` to decide again (the gate ended without an
+    /// outcome this caller can use). An address rather than a `T?`, whose metadata an unspecialized
+    /// caller would look up at run time.
     ///
     /// Two failures are the builder's own, not the binding's, and a waiter doesn't inherit them: the
     /// builder's task was cancelled while it waited for a dependency (`cancelled`), or the builder was a
@@ -110,9 +112,11 @@ extension InstanceCell {
     /// (`requiresAsync`, not inherited by an async waiter, which can). The waiter decides again, and
     /// builds the instance itself if nobody else does.
     @usableFromInline
-    func value(after gate: SingletonGate, waitsAsynchronously: Bool) throws(ProvisionError) -> T? {
+    func publishedAddress(after gate: SingletonGate, waitsAsynchronously: Bool) throws(ProvisionError)
+        -> UnsafeRawPointer?
+    {
         switch gate.outcome {
-        case .built: value
+        case .built: publishedAddress
         case .failed(let error) where error.code == .cancelled: nil
         case .failed(let error) where error.code == .requiresAsync && waitsAsynchronously && !gate.isAsync: nil
         case .failed(let error): throw error
@@ -149,7 +153,7 @@ extension InstanceCell {
         while true {
             switch decideProbed(in: stripe, owner: me, isAsync: false, registerWaiter: true) {
             case .ready:
-                if let value { return value }
+                if let address = publishedAddress { return PublishedValue<T>.value(at: address) }
 
             case .shutDown:
                 throw ProvisionError.shutDown(key)
@@ -159,7 +163,9 @@ extension InstanceCell {
 
             case .wait(let gate):
                 try wait(on: gate, as: me, context: context)
-                if let value = try value(after: gate, waitsAsynchronously: false) { return value }
+                if let address = try publishedAddress(after: gate, waitsAsynchronously: false) {
+                    return PublishedValue<T>.value(at: address)
+                }
 
             case .build(let gate):
                 let value: T
@@ -198,7 +204,7 @@ extension InstanceCell {
         while true {
             switch decideProbed(in: stripe, owner: me, isAsync: true, registerWaiter: false) {
             case .ready:
-                if let value { return value }
+                if let address = publishedAddress { return PublishedValue<T>.value(at: address) }
 
             case .shutDown:
                 throw ProvisionError.shutDown(key)
@@ -209,7 +215,9 @@ extension InstanceCell {
 
             case .wait(let gate):
                 try await suspend(on: gate, as: me, in: stripe, context: context)
-                if let value = try value(after: gate, waitsAsynchronously: true) { return value }
+                if let address = try publishedAddress(after: gate, waitsAsynchronously: true) {
+                    return PublishedValue<T>.value(at: address)
+                }
 
             case .build(let gate):
                 let inner = factoryContext(context, gate: gate)

@@ -54,6 +54,14 @@ final class InstanceCell<T> {
         PublishedValue<T>.load(box)
     }
 
+    /// The address of the published object (see ``PublishedValue``), or `nil` while the instance is not
+    /// built. For the plans that are not specialized for `T`: unlike ``value``, a miss makes no
+    /// `Optional<T>` (whose metadata an unspecialized caller looks up at run time, about 300
+    /// instructions).
+    @usableFromInline var publishedAddress: UnsafeRawPointer? {
+        UnsafeRawPointer(bitPattern: box.load(ordering: .acquiring))
+    }
+
     /// Records a built instance (when the cell has a recorder), then publishes it. Called once, by the
     /// thread holding the cell's gate, which is the only writer.
     ///

@@ -1,11 +1,10 @@
 /// The instances an owner (an injector's singletons, or one scope's scoped instances) built, in the
 /// order they were built: for disposal in reverse creation order, and for the injector's lifecycle.
 ///
-/// Its lock protects only the list and the drained flag. It is taken when a builder records an instance
-/// (holding no other lock) and when the owner drains the list; no user code runs under it. Recording
-/// and draining are atomic with respect to each other: an instance recorded before the drain is handed
-/// to the drain (and disposed by the owner), and a recording attempted after it is refused, so the
-/// builder knows it must dispose the instance itself. Either way it is disposed exactly once.
+/// Its lock protects only its ``DisposalRecord`` (the list and the drained flag). It is taken when a
+/// builder records an instance (holding no other lock) and when the owner drains the list; no user code
+/// runs under it. A ``ServiceScope`` keeps its record in its own state instead, under the lock of its
+/// close handshake, so that recording an instance and ending its build are one critical section.
 @usableFromInline
 final class InstanceRecorder: Sendable {
     /// How to dispose one recorded instance.
@@ -30,20 +29,10 @@ final class InstanceRecorder: Sendable {
         }
     }
 
-    struct Entry: Sendable {
-        let key: BindingKey
-        let disposal: Disposal?
-    }
-
-    private struct State: Sendable {
-        var entries: [Entry] = []
-        var drained = false
-    }
-
     /// Whether every instance is recorded (an injector's singletons, whose creation order the lifecycle
     /// uses), or only those to dispose (a scope's).
     private let recordsAll: Bool
-    private let state = Locked(State())
+    private let state = Locked(DisposalRecord())
 
     init(recordsAll: Bool) {
         self.recordsAll = recordsAll
@@ -61,12 +50,7 @@ final class InstanceRecorder: Sendable {
     /// ``record(_:_:)`` for an instance whose disposal is known.
     @usableFromInline
     func record(_ key: BindingKey, disposal: Disposal?) -> Bool {
-        let keep = disposal != nil || recordsAll
-        return state.withLock { state in
-            guard !state.drained else { return false }
-            if keep { state.entries.append(Entry(key: key, disposal: disposal)) }
-            return true
-        }
+        state.withLock { $0.record(key, disposal: disposal, keepsAll: recordsAll) }
     }
 
     /// The keys recorded so far, in creation order.
@@ -77,11 +61,6 @@ final class InstanceRecorder: Sendable {
     /// Takes the instances to dispose, newest first; the first call gets them all and every later call
     /// none, so each instance is disposed exactly once. Every later ``record(_:_:)`` is refused.
     func drain() -> [(key: BindingKey, disposal: Disposal)] {
-        let entries = state.withLock { state -> [Entry] in
-            guard !state.drained else { return [] }
-            state.drained = true
-            return state.entries
-        }
-        return entries.reversed().compactMap { entry in entry.disposal.map { (entry.key, $0) } }
+        DisposalRecord.disposalOrder(state.withLock { $0.drain() })
     }
 }

@@ -77,6 +77,13 @@ struct ResolutionContext: Sendable {
         return pushing(key)
     }
 
+    /// Who runs the build whose factory gets this context: the holder of the gate of the innermost frame
+    /// (the cell looked up its identity when it installed the gate), or the caller's identity when the
+    /// frame holds none.
+    var buildOwner: UInt {
+        frame?.gate?.owner ?? ExecutionIdentity.current
+    }
+
     /// The context for building the singleton `key` behind `gate`: a singleton outlives every scope, so
     /// nothing built for it may come from the request's scope.
     func enteringSingleton(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {

@@ -14,13 +14,16 @@ extension Node {
     func perScope(_ inner: Plan<T>) -> Plan<T> {
         let key = self.key
         let id = ObjectIdentifier(self)
+        let cellType = InstanceCell<T>.self
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return Plan { [unowned injector] context throws(ProvisionError) in
             let scope = try ServiceScope.scope(of: context, for: key)
-            let cell = try scope.cell(for: id, key: key, injector: injector, as: T.self)
-            if let value = cell.value { return value }
+            let cell = try scope.cell(for: id, key: key, injector: injector, as: cellType)
+            if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
             return try cell.build(context) { context throws(ProvisionError) in
-                try scope.build(key, owner: ExecutionIdentity.current) { () throws(ProvisionError) in
+                // The build's owner is the holder of the gate the cell just installed: this thread (or
+                // task), looked up once by the cell.
+                try scope.build(key, owner: context.buildOwner) { () throws(ProvisionError) in
                     try inner.make(context)
                 }
             }

@@ -24,15 +24,27 @@ struct ScopeBuilds: Sendable {
 
     /// Whether the scope is closed: no build begins any more.
     private(set) var isClosed = false
-    /// The number of builds running, by owner; owners with none are removed.
-    private var running: [UInt: Int] = [:]
+    /// The builds running, by owner: almost always of one owner at a time, so the first owner's count
+    /// is kept inline (no allocation per scope), and any other owner's in `others`, which holds no
+    /// owner with none. An owner can have builds in both at once (it began one while another owner
+    /// held the inline slot); what counts is the total per owner.
+    private var inlineOwner: UInt = 0
+    private var inlineCount = 0
+    private var others: [UInt: Int] = [:]
     /// The closers waiting for builds to end.
     private var closers: [Closer] = []
 
     /// Registers a build about to run its factory, or returns `false` when the scope is closed.
     mutating func beginBuild(owner: UInt) -> Bool {
         guard !isClosed else { return false }
-        running[owner, default: 0] += 1
+        if inlineCount == 0 {
+            inlineOwner = owner
+            inlineCount = 1
+        } else if inlineOwner == owner {
+            inlineCount += 1
+        } else {
+            others[owner, default: 0] += 1
+        }
         return true
     }
 
@@ -41,8 +53,10 @@ struct ScopeBuilds: Sendable {
     /// - Returns: The closers that no longer wait for any build, withdrawn: wake each once, after the
     ///   lock is released.
     mutating func endBuild(owner: UInt) -> [@Sendable () -> Void] {
-        if let count = running[owner] {
-            running[owner] = count > 1 ? count - 1 : nil
+        if inlineCount > 0 && inlineOwner == owner {
+            inlineCount -= 1
+        } else if let count = others[owner] {
+            others[owner] = count > 1 ? count - 1 : nil
         }
         guard !closers.isEmpty else { return [] }
         var woken: [@Sendable () -> Void] = []
@@ -60,12 +74,13 @@ struct ScopeBuilds: Sendable {
 
     /// Closes the scope.
     ///
-    /// - Parameter owner: The owner whose builds the closer doesn't wait for (its own thread), if any.
-    /// - Returns: Whether builds are running (other than `owner`'s): the closer must then register
-    ///   with ``wait(_:)``; otherwise it can go on at once.
-    mutating func close(exempting owner: UInt?) -> Bool {
+    /// - Returns: Whether builds are running: the closer must then register with ``wait(_:)`` (which
+    ///   leaves out its own builds, and returns `false` when only those run); otherwise it can go on at
+    ///   once. The closer's identity is only needed then, so a close with nothing running doesn't look
+    ///   it up.
+    mutating func close() -> Bool {
         isClosed = true
-        return !buildsEnded(exempting: owner)
+        return !buildsEnded(exempting: nil)
     }
 
     /// Registers a closer to be woken when the builds it waits for end.
@@ -85,6 +100,6 @@ struct ScopeBuilds: Sendable {
 
     /// Whether every running build belongs to `owner`.
     private func buildsEnded(exempting owner: UInt?) -> Bool {
-        running.keys.allSatisfy { $0 == owner }
+        (inlineCount == 0 || inlineOwner == owner) && others.keys.allSatisfy { $0 == owner }
     }
 }

@@ -33,15 +33,15 @@ public final class ServiceScope: Sendable {
         var cells = ScopeCells()
         /// Whether the scope is closed, the builds running, and the closers waiting for them.
         var builds = ScopeBuilds()
+        /// The scoped instances built here that are to be disposed, in creation order. Recorded in the
+        /// same critical section that ends the instance's build (see `endBuild(_:recording:owner:)`).
+        var disposals = DisposalRecord()
     }
 
-    /// Protects the cell table and the close handshake; held for a table lookup or insert and for the
-    /// handshake's bookkeeping only, never while an instance is built or disposed, and never while
-    /// anything waits. No other lock is taken under it.
+    /// Protects the cell table, the close handshake and the instances to dispose; held for a table
+    /// lookup or insert and for the handshake's bookkeeping only, never while an instance is built or
+    /// disposed, and never while anything waits. No other lock is taken under it.
     private let state = Locked(State())
-
-    /// The scoped instances built here, for disposal.
-    let recorder = InstanceRecorder(recordsAll: false)
 
     /// The values the scope was opened with (``ScopeSeed``); never changed, so read without a lock.
     @usableFromInline let seeds: [ScopeSeed.Entry]
@@ -113,10 +113,11 @@ public final class ServiceScope: Sendable {
     ///   other instance was still disposed.
     public func close() async throws(ProvisionError) {
         let timeout = injector.configuration.lifecycleHookTimeout
-        // The builds of the closing task itself (a factory that awaits the close of its own scope) can't
-        // end before the close does: they are not waited for, and dispose their own instances.
-        let me = ExecutionIdentity.current
-        if state.withLock({ $0.builds.close(exempting: me) }) {
+        let instances = closeOrDrain()
+        if instances == nil {
+            // The builds of the closing task itself (a factory that awaits the close of its own scope)
+            // can't end before the close does: they are not waited for, and dispose their own instances.
+            let me = ExecutionIdentity.current
             let waiter = SuspendedWaiter()
             await waiter.wait(timeout: timeout) { waiter in
                 let closer = ScopeBuilds.Closer(id: ObjectIdentifier(waiter), exempt: me) {
@@ -130,7 +131,7 @@ public final class ServiceScope: Sendable {
                 state.withLock { $0.builds.stopWaiting(ObjectIdentifier(waiter)) }
             }
         }
-        let failures = await Disposer.dispose(recorder.drain(), timeout: timeout)
+        let failures = await Disposer.dispose(instances ?? drain(), timeout: timeout)
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
@@ -147,8 +148,10 @@ public final class ServiceScope: Sendable {
     ///   ``AsyncDisposable`` instance, which only `await scope.close()` can dispose (they are left
     ///   undisposed).
     public func close() throws(ProvisionError) {
-        let thread = ExecutionIdentity.current
-        if state.withLock({ $0.builds.close(exempting: thread) }) {
+        let instances = closeOrDrain()
+        if instances == nil {
+            // The builds of the closing thread itself can't end before the close does (see above).
+            let thread = ExecutionIdentity.current
             let semaphore = DispatchSemaphore(value: 0)
             let closer = ScopeBuilds.Closer(id: ObjectIdentifier(semaphore), exempt: thread) { semaphore.signal() }
             let timeout = injector.configuration.lifecycleHookTimeout
@@ -159,10 +162,26 @@ public final class ServiceScope: Sendable {
                 state.withLock { $0.builds.stopWaiting(closer.id) }
             }
         }
-        let failures = Disposer.disposeSynchronously(recorder.drain())
+        let failures = Disposer.disposeSynchronously(instances ?? drain())
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
+    }
+
+    /// Takes the instances to dispose, newest first: the first call gets them all, every later call none,
+    /// and every build recording an instance after it is refused.
+    private func drain() -> [(key: BindingKey, disposal: InstanceRecorder.Disposal)] {
+        DisposalRecord.disposalOrder(state.withLock { $0.disposals.drain() })
+    }
+
+    /// Closes the scope and, when no build is running, takes the instances to dispose in the same
+    /// critical section (no build can begin once the scope is closed, so nothing is recorded after);
+    /// `nil` when builds are running: wait for them, then ``drain()``.
+    private func closeOrDrain() -> [(key: BindingKey, disposal: InstanceRecorder.Disposal)]? {
+        let drained = state.withLock { state -> [DisposalRecord.Entry]? in
+            state.builds.close() ? nil : state.disposals.drain()
+        }
+        return drained.map(DisposalRecord.disposalOrder)
     }
 
     /// Whether the scope was closed (or is closing).
@@ -194,19 +213,22 @@ public final class ServiceScope: Sendable {
 
     /// The cell of the scoped binding `id` (a node of type `T`) in this scope.
     ///
+    /// - Parameter cellType: `InstanceCell<T>.self`, which the node's plan looked up once when it was
+    ///   linked: the plans are not specialized for `T`, and naming `InstanceCell<T>` here would look its
+    ///   metadata up in the runtime's cache on every build (about 300 instructions).
     /// - Throws: `outsideScope` when the scope is closed.
     func cell<T>(
         for id: ObjectIdentifier,
         key: BindingKey,
         injector: Injector,
-        as type: T.Type
+        as cellType: InstanceCell<T>.Type
     ) throws(ProvisionError) -> InstanceCell<T> {
         // No recorder: `build` records the instance, before the cell publishes it.
         let found = try cell(for: id, key: key) {
-            InstanceCell<T>(key: key, injector: injector, recorder: nil, isScoped: true)
+            cellType.init(key: key, injector: injector, recorder: nil, isScoped: true)
         }
         // Every cell stored under a node's identity was made above for that node's `T`.
-        return unsafeDowncast(found, to: InstanceCell<T>.self)
+        return unsafeDowncast(found, to: cellType)
     }
 
     /// The cell stored under `id`, or the one `make` makes (called under the lock: it only allocates).
@@ -287,8 +309,10 @@ public final class ServiceScope: Sendable {
     /// Records a built instance, then ends its build; `false` when the recording was refused (the close
     /// stopped waiting): the caller disposes the instance.
     private func endBuild(_ key: BindingKey, recording disposal: InstanceRecorder.Disposal?, owner: UInt) -> Bool {
-        let recorded = recorder.record(key, disposal: disposal)
-        endBuild(owner: owner)
+        let (recorded, woken) = state.withLock { state in
+            (state.disposals.record(key, disposal: disposal, keepsAll: false), state.builds.endBuild(owner: owner))
+        }
+        for wake in woken { wake() }
         return recorded
     }
 

@@ -14,9 +14,10 @@ struct ScopeBuildsTests {
         }
     }
 
-    /// What `ServiceScope.close()` does: close, then register when builds are running.
+    /// What `ServiceScope.close()` does: close, then register when builds are running (registering
+    /// leaves out the closer's own builds).
     private static func close(_ builds: inout ScopeBuilds, _ closer: ScopeBuilds.Closer) -> Bool {
-        builds.close(exempting: closer.exempt) && builds.wait(closer)
+        builds.close() && builds.wait(closer)
     }
 
     private static func wake(_ closers: [@Sendable () -> Void]) {
@@ -91,11 +92,38 @@ struct ScopeBuildsTests {
         var builds = ScopeBuilds()
         let probe = Probe()
         _ = builds.beginBuild(owner: 1)
-        let mustWait = builds.close(exempting: nil)
+        let mustWait = builds.close()
         Self.wake(builds.endBuild(owner: 1))
         let registered = builds.wait(probe.closer())
         #expect(mustWait)
         #expect(!registered)
         #expect(probe.wakes.value == 0)
+    }
+
+    @Test("builds of one owner counted in both places (it began while another owner held the first slot) all end before a close goes on")
+    func ownerCountedInlineAndBeside() {
+        var builds = ScopeBuilds()
+        let probe = Probe()
+        // Owner 1 takes the inline slot; owner 2 is counted beside it; owner 1's build ends, so owner 2's
+        // next build takes the inline slot while its first is still counted beside it.
+        _ = builds.beginBuild(owner: 1)
+        _ = builds.beginBuild(owner: 2)
+        Self.wake(builds.endBuild(owner: 1))
+        _ = builds.beginBuild(owner: 2)
+        _ = builds.beginBuild(owner: 3)
+        let waits = Self.close(&builds, probe.closer())
+        #expect(waits)
+        Self.wake(builds.endBuild(owner: 2))
+        Self.wake(builds.endBuild(owner: 3))
+        #expect(probe.wakes.value == 0, "one build of owner 2 still runs")
+        Self.wake(builds.endBuild(owner: 2))
+        #expect(probe.wakes.value == 1)
+
+        // Ending a build of an owner with none running changes nothing.
+        var other = ScopeBuilds()
+        _ = other.beginBuild(owner: 4)
+        Self.wake(other.endBuild(owner: 5))
+        let otherWaits = Self.close(&other, probe.closer(exempt: 5))
+        #expect(otherWaits, "owner 4's build still runs")
     }
 }

@@ -1,0 +1,46 @@
+/// The instances an owner built, in the order they were built, and whether the owner has drained them
+/// for disposal: the state of an ``InstanceRecorder``, and part of a ``ServiceScope``'s state, each
+/// kept behind its owner's lock.
+///
+/// Recording and draining are atomic with respect to each other under that lock: an instance recorded
+/// before the drain is handed to the drain (and disposed by the owner), and a recording attempted
+/// after it is refused, so the builder knows it must dispose the instance itself. Either way it is
+/// disposed exactly once.
+struct DisposalRecord: Sendable {
+    /// One recorded instance.
+    struct Entry: Sendable {
+        let key: BindingKey
+        let disposal: InstanceRecorder.Disposal?
+    }
+
+    /// The recorded instances, oldest first.
+    private(set) var entries: [Entry] = []
+    /// Whether the owner drained the record: every later recording is refused.
+    private(set) var isDrained = false
+
+    /// Records a built instance, unless the record was drained already.
+    ///
+    /// - Parameters:
+    ///   - keepsAll: Whether an instance with nothing to dispose is kept too (for its creation order).
+    /// - Returns: `false` when the record was drained: the owner will never dispose the instance, so
+    ///   the caller must (and must not hand it out as the owner's).
+    mutating func record(_ key: BindingKey, disposal: InstanceRecorder.Disposal?, keepsAll: Bool) -> Bool {
+        guard !isDrained else { return false }
+        if disposal != nil || keepsAll { entries.append(Entry(key: key, disposal: disposal)) }
+        return true
+    }
+
+    /// The recorded instances, oldest first, for disposal: the first call gets them all and every later
+    /// call none. Every later ``record(_:disposal:keepsAll:)`` is refused. The entries stay readable
+    /// (``entries``: an injector's creation order outlives its shutdown).
+    mutating func drain() -> [Entry] {
+        guard !isDrained else { return [] }
+        isDrained = true
+        return entries
+    }
+
+    /// The instances of `entries` to dispose, newest first.
+    static func disposalOrder(_ entries: [Entry]) -> [(key: BindingKey, disposal: InstanceRecorder.Disposal)] {
+        entries.reversed().compactMap { entry in entry.disposal.map { (entry.key, $0) } }
+    }
+}
