@@ -39,8 +39,11 @@ struct DisposalRecord: Sendable {
         return entries
     }
 
-    /// The instances of `entries` to dispose, newest first.
-    static func disposalOrder(_ entries: [Entry]) -> [(key: BindingKey, disposal: InstanceRecorder.Disposal)] {
-        entries.reversed().compactMap { entry in entry.disposal.map { (entry.key, $0) } }
+    /// The instances of `entries` to dispose, newest first: a lazy view, so that disposing a scope's
+    /// instances allocates no second list.
+    static func disposalOrder(
+        _ entries: [Entry]
+    ) -> some Sequence<(key: BindingKey, disposal: InstanceRecorder.Disposal)> {
+        entries.reversed().lazy.compactMap { entry in entry.disposal.map { (entry.key, $0) } }
     }
 }

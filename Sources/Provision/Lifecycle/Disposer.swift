@@ -2,7 +2,7 @@
 enum Disposer {
     /// Disposes every instance, awaiting async ones (each bounded by `timeout`).
     static func dispose(
-        _ instances: [(key: BindingKey, disposal: InstanceRecorder.Disposal)],
+        _ instances: some Sequence<(key: BindingKey, disposal: InstanceRecorder.Disposal)>,
         timeout: Duration
     ) async -> [ProvisionError] {
         var failures: [ProvisionError] = []
@@ -23,7 +23,7 @@ enum Disposer {
 
     /// Disposes the ``Disposable`` instances; an ``AsyncDisposable`` one is reported, not disposed.
     static func disposeSynchronously(
-        _ instances: [(key: BindingKey, disposal: InstanceRecorder.Disposal)]
+        _ instances: some Sequence<(key: BindingKey, disposal: InstanceRecorder.Disposal)>
     ) -> [ProvisionError] {
         var failures: [ProvisionError] = []
         for (key, disposal) in instances {

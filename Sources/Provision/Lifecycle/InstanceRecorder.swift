@@ -60,7 +60,7 @@ final class InstanceRecorder: Sendable {
 
     /// Takes the instances to dispose, newest first; the first call gets them all and every later call
     /// none, so each instance is disposed exactly once. Every later ``record(_:_:)`` is refused.
-    func drain() -> [(key: BindingKey, disposal: Disposal)] {
+    func drain() -> some Sequence<(key: BindingKey, disposal: Disposal)> {
         DisposalRecord.disposalOrder(state.withLock { $0.drain() })
     }
 }

@@ -131,7 +131,7 @@ public final class ServiceScope: Sendable {
                 state.withLock { $0.builds.stopWaiting(ObjectIdentifier(waiter)) }
             }
         }
-        let failures = await Disposer.dispose(instances ?? drain(), timeout: timeout)
+        let failures = await Disposer.dispose(DisposalRecord.disposalOrder(instances ?? drain()), timeout: timeout)
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
@@ -162,26 +162,24 @@ public final class ServiceScope: Sendable {
                 state.withLock { $0.builds.stopWaiting(closer.id) }
             }
         }
-        let failures = Disposer.disposeSynchronously(instances ?? drain())
+        let failures = Disposer.disposeSynchronously(DisposalRecord.disposalOrder(instances ?? drain()))
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
     }
 
-    /// Takes the instances to dispose, newest first: the first call gets them all, every later call none,
-    /// and every build recording an instance after it is refused.
-    private func drain() -> [(key: BindingKey, disposal: InstanceRecorder.Disposal)] {
-        DisposalRecord.disposalOrder(state.withLock { $0.disposals.drain() })
+    /// Takes the instances to dispose, oldest first (see ``DisposalRecord/disposalOrder(_:)``): the first
+    /// call gets them all, every later call none, and every build recording an instance after it is
+    /// refused.
+    private func drain() -> [DisposalRecord.Entry] {
+        state.withLock { $0.disposals.drain() }
     }
 
     /// Closes the scope and, when no build is running, takes the instances to dispose in the same
     /// critical section (no build can begin once the scope is closed, so nothing is recorded after);
     /// `nil` when builds are running: wait for them, then ``drain()``.
-    private func closeOrDrain() -> [(key: BindingKey, disposal: InstanceRecorder.Disposal)]? {
-        let drained = state.withLock { state -> [DisposalRecord.Entry]? in
-            state.builds.close() ? nil : state.disposals.drain()
-        }
-        return drained.map(DisposalRecord.disposalOrder)
+    private func closeOrDrain() -> [DisposalRecord.Entry]? {
+        state.withLock { state in state.builds.close() ? nil : state.disposals.drain() }
     }
 
     /// Whether the scope was closed (or is closing).
