@@ -38,7 +38,7 @@ final class RegistryStripe: Sendable {
         var isClosed = false
         /// The gates of the cells being built, by cell (a singleton's, or a scoped instance's in one
         /// scope: every scope has its own cell for a key).
-        var gates: [ObjectIdentifier: GateEntry] = [:]
+        var gates = IdentityTable<GateEntry>()
     }
 
     /// Where a checked batch of bindings goes (see ``prepare(_:in:)``).

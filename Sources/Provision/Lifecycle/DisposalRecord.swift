@@ -38,12 +38,4 @@ struct DisposalRecord: Sendable {
         isDrained = true
         return entries
     }
-
-    /// The instances of `entries` to dispose, newest first: a lazy view, so that disposing a scope's
-    /// instances allocates no second list.
-    static func disposalOrder(
-        _ entries: [Entry]
-    ) -> some Sequence<(key: BindingKey, disposal: InstanceRecorder.Disposal)> {
-        entries.reversed().lazy.compactMap { entry in entry.disposal.map { (entry.key, $0) } }
-    }
 }

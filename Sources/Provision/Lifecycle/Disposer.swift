@@ -1,13 +1,16 @@
 /// Disposes recorded instances, newest first, collecting every failure.
+///
+/// It takes a ``DisposalRecord``'s entries as they were recorded (oldest first) and walks them backwards
+/// by index: no reversed copy of the list, and no copy of an entry's disposal beyond the one the call
+/// needs (each copy of an existential is a call through its type's value witnesses).
 enum Disposer {
-    /// Disposes every instance, awaiting async ones (each bounded by `timeout`).
-    static func dispose(
-        _ instances: some Sequence<(key: BindingKey, disposal: InstanceRecorder.Disposal)>,
-        timeout: Duration
-    ) async -> [ProvisionError] {
+    /// Disposes the instances of `entries` (in recording order) newest first, awaiting async ones (each
+    /// bounded by `timeout`); entries with nothing to dispose are skipped.
+    static func dispose(_ entries: [DisposalRecord.Entry], timeout: Duration) async -> [ProvisionError] {
         var failures: [ProvisionError] = []
-        for (key, disposal) in instances {
-            switch disposal {
+        for index in entries.indices.reversed() {
+            let key = entries[index].key
+            switch entries[index].disposal {
             case .sync(let disposable):
                 if let failure = disposeSynchronously(disposable, key: key) { failures.append(failure) }
             case .async(let disposable):
@@ -16,22 +19,27 @@ enum Disposer {
                 {
                     failures.append(failure)
                 }
+            case nil:
+                continue
             }
         }
         return failures
     }
 
-    /// Disposes the ``Disposable`` instances; an ``AsyncDisposable`` one is reported, not disposed.
-    static func disposeSynchronously(
-        _ instances: some Sequence<(key: BindingKey, disposal: InstanceRecorder.Disposal)>
-    ) -> [ProvisionError] {
+    /// Disposes the ``Disposable`` instances of `entries` (in recording order) newest first; an
+    /// ``AsyncDisposable`` one is reported, not disposed.
+    static func disposeSynchronously(_ entries: [DisposalRecord.Entry]) -> [ProvisionError] {
         var failures: [ProvisionError] = []
-        for (key, disposal) in instances {
-            switch disposal {
+        for index in entries.indices.reversed() {
+            switch entries[index].disposal {
             case .sync(let disposable):
-                if let failure = disposeSynchronously(disposable, key: key) { failures.append(failure) }
+                if let failure = disposeSynchronously(disposable, key: entries[index].key) {
+                    failures.append(failure)
+                }
             case .async:
-                failures.append(ProvisionError.asyncDisposalInSynchronousClose(key))
+                failures.append(ProvisionError.asyncDisposalInSynchronousClose(entries[index].key))
+            case nil:
+                continue
             }
         }
         return failures

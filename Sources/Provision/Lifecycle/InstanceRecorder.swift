@@ -58,9 +58,10 @@ final class InstanceRecorder: Sendable {
         state.withLock { $0.entries.map(\.key) }
     }
 
-    /// Takes the instances to dispose, newest first; the first call gets them all and every later call
-    /// none, so each instance is disposed exactly once. Every later ``record(_:_:)`` is refused.
-    func drain() -> some Sequence<(key: BindingKey, disposal: Disposal)> {
-        DisposalRecord.disposalOrder(state.withLock { $0.drain() })
+    /// Takes the recorded instances, in recording order (``Disposer`` disposes them newest first); the
+    /// first call gets them all and every later call none, so each instance is disposed exactly once.
+    /// Every later ``record(_:_:)`` is refused.
+    func drain() -> [DisposalRecord.Entry] {
+        state.withLock { $0.drain() }
     }
 }

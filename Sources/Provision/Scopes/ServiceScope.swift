@@ -30,7 +30,7 @@ public final class ServiceScope: Sendable {
     private struct State: Sendable {
         /// The cell of each scoped binding built (or being built) in this scope, by node: always an
         /// `InstanceCell<T>` for the `T` of the node it is stored under (see `cell(for:)`).
-        var cells = ScopeCells()
+        var cells = IdentityTable<any AnyObject & Sendable>()
         /// Whether the scope is closed, the builds running, and the closers waiting for them.
         var builds = ScopeBuilds()
         /// The scoped instances built here that are to be disposed, in creation order. Recorded in the
@@ -131,7 +131,7 @@ public final class ServiceScope: Sendable {
                 state.withLock { $0.builds.stopWaiting(ObjectIdentifier(waiter)) }
             }
         }
-        let failures = await Disposer.dispose(DisposalRecord.disposalOrder(instances ?? drain()), timeout: timeout)
+        let failures = await Disposer.dispose(instances ?? drain(), timeout: timeout)
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
@@ -162,15 +162,15 @@ public final class ServiceScope: Sendable {
                 state.withLock { $0.builds.stopWaiting(closer.id) }
             }
         }
-        let failures = Disposer.disposeSynchronously(DisposalRecord.disposalOrder(instances ?? drain()))
+        let failures = Disposer.disposeSynchronously(instances ?? drain())
         if !failures.isEmpty {
             throw ProvisionError.stopFailed(failures, while: "closing a scope")
         }
     }
 
-    /// Takes the instances to dispose, oldest first (see ``DisposalRecord/disposalOrder(_:)``): the first
-    /// call gets them all, every later call none, and every build recording an instance after it is
-    /// refused.
+    /// Takes the instances to dispose, in recording order (``Disposer`` disposes them newest first): the
+    /// first call gets them all, every later call none, and every build recording an instance after it
+    /// is refused.
     private func drain() -> [DisposalRecord.Entry] {
         state.withLock { $0.disposals.drain() }
     }
@@ -241,7 +241,7 @@ public final class ServiceScope: Sendable {
             guard !state.builds.isClosed else { return nil }
             if let existing = state.cells[id] { return existing }
             let cell = make()
-            state.cells.insert(cell, for: id)
+            state.cells[id] = cell
             return cell
         }
         guard let found else { throw ProvisionError.outsideScope(key, closed: true) }
@@ -289,7 +289,8 @@ public final class ServiceScope: Sendable {
             failure = Disposer.disposeSynchronously(disposable, key: key)
         case .async(let disposable):
             let timeout = injector.configuration.lifecycleHookTimeout
-            Task { _ = await Disposer.dispose([(key, .async(disposable))], timeout: timeout) }
+            let entry = DisposalRecord.Entry(key: key, disposal: .async(disposable))
+            Task { _ = await Disposer.dispose([entry], timeout: timeout) }
         case nil:
             break
         }
@@ -335,7 +336,8 @@ public final class ServiceScope: Sendable {
             var failure: ProvisionError?
             if let disposal {
                 let timeout = injector.configuration.lifecycleHookTimeout
-                failure = await Disposer.dispose([(key, disposal)], timeout: timeout).first
+                let entry = DisposalRecord.Entry(key: key, disposal: disposal)
+                failure = await Disposer.dispose([entry], timeout: timeout).first
             }
             throw ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
         }

@@ -100,7 +100,9 @@ struct ScopeBuildsTests {
         #expect(probe.wakes.value == 0)
     }
 
-    @Test("builds of one owner counted in both places (it began while another owner held the first slot) all end before a close goes on")
+    @Test(
+        "builds of one owner counted in both places (it began while another owner held the first slot) all end before a close goes on"
+    )
     func ownerCountedInlineAndBeside() {
         var builds = ScopeBuilds()
         let probe = Probe()
