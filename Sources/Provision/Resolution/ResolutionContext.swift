@@ -112,11 +112,18 @@ struct ResolutionContext: Sendable {
     /// rather than the factory's ``Resolver``, continues that factory's path, so that coming back to the
     /// factory's own key is a cycle error with the whole path instead of a wait on its own gate.
     ///
+    /// A path whose build has ended is not continued: an unstructured `Task` started inside the factory
+    /// inherits the factory's task-locals and can outlive it, and a request it makes after the factory
+    /// returned is a new one (continuing the old path would report a cycle for a key that is no longer
+    /// being built, for instance the same scoped binding in another scope, or a singleton whose build
+    /// failed).
+    ///
     /// Read on the slow paths only (a build or a closure entry), never on a request served from a
     /// published instance.
     @usableFromInline
     func continuingAmbient() -> ResolutionContext {
         guard frame == nil, let ambient = ResolutionContext.ambientFrame else { return self }
+        if let gate = ambient.gate, gate.isFinished { return self }
         return ResolutionContext(frame: ambient, scope: scope)
     }
 
