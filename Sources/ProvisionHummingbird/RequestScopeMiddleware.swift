@@ -129,11 +129,13 @@ struct DeclaredSeeds: Sendable {
         identifier = injector.hasSeed(RequestIdentifier.self)
     }
 
+    /// Provides the declared ones (checked once, at the middleware's creation: not looked up again per
+    /// request).
     @usableFromInline
     func provide(request: Request, logger: Logger, to seed: inout ScopeSeed) {
-        if self.request { seed.provide(request) }
-        if self.logger { seed.provide(logger) }
-        if identifier { seed.provide(RequestIdentifier(logger: logger)) }
+        if self.request { seed.provideDeclared(request) }
+        if self.logger { seed.provideDeclared(logger) }
+        if identifier { seed.provideDeclared(RequestIdentifier(logger: logger)) }
     }
 }
 

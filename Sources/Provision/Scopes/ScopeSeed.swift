@@ -69,6 +69,20 @@ public struct ScopeSeed {
             if undeclared == nil { undeclared = key }
             return
         }
+        store(value, for: key)
+    }
+
+    /// Provides `value` for the unnamed seed binding of `T`, which the caller found declared already
+    /// (with ``Injector/hasSeed(_:named:)``, once, not per scope): an integration that seeds every scope
+    /// it opens skips the lookup per value. A seed binding, once declared, stays declared.
+    @inlinable
+    package mutating func provideDeclared<T: Sendable>(_ value: T) {
+        store(value, for: BindingKey(T.self))
+    }
+
+    /// Stores `value` under `key`, replacing an earlier value for the key.
+    @inlinable
+    mutating func store<T: Sendable>(_ value: T, for key: BindingKey) {
         let entry = Entry(key: key, box: SeedBox(value))
         if let index = entries.firstIndex(where: { $0.key == key }) {
             entries[index] = entry
