@@ -269,7 +269,7 @@ public final class ServiceScope: Sendable {
         do throws(ProvisionError) {
             value = try make()
         } catch {
-            endBuild(owner: owner)
+            endBuild(key, recording: nil, owner: owner)
             throw error
         }
         let disposal = InstanceRecorder.Disposal(of: value)
@@ -305,8 +305,13 @@ public final class ServiceScope: Sendable {
         }
     }
 
-    /// Records a built instance, then ends its build; `false` when the recording was refused (the close
-    /// stopped waiting): the caller disposes the instance.
+    /// Records a built instance, then ends its build, in one critical section, and wakes the closers that
+    /// waited for it (with no lock held). A `nil` disposal (nothing to dispose, or the factory threw)
+    /// records nothing.
+    ///
+    /// - Returns: `false` when the recording was refused (the close stopped waiting): the caller disposes
+    ///   the instance.
+    @discardableResult
     private func endBuild(_ key: BindingKey, recording disposal: InstanceRecorder.Disposal?, owner: UInt) -> Bool {
         let (recorded, woken) = state.withLock { state in
             (state.disposals.record(key, disposal: disposal, keepsAll: false), state.builds.endBuild(owner: owner))
@@ -328,7 +333,7 @@ public final class ServiceScope: Sendable {
         do throws(ProvisionError) {
             value = try await make()
         } catch {
-            endBuild(owner: owner)
+            endBuild(key, recording: nil, owner: owner)
             throw error
         }
         let disposal = InstanceRecorder.Disposal(of: value)
@@ -342,12 +347,6 @@ public final class ServiceScope: Sendable {
             throw ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
         }
         return value
-    }
-
-    /// Ends a build, waking the closers that waited for it (with no lock held).
-    private func endBuild(owner: UInt) {
-        let woken = state.withLock { $0.builds.endBuild(owner: owner) }
-        for wake in woken { wake() }
     }
 }
 
