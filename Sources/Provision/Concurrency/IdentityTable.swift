@@ -1,5 +1,6 @@
-/// A small table keyed by object identity: a scope's cells (by the identity of their binding's node) and
-/// a registry stripe's gates of the instances being built (by the identity of their cell).
+/// A small table keyed by object identity: a scope's cells (by the identity of their binding's node), and
+/// the gates of the instances being built (by the identity of their cell) that a registry stripe or a
+/// scope keeps (see ``GateHost``).
 ///
 /// Both hold a few entries as a rule (a request uses a handful of scoped bindings; a stripe sees a few
 /// builds at a time), so the entries are kept in an array and found by comparing identities: a

@@ -26,44 +26,43 @@ extension InstanceCell {
         isScoped ? context.enteringScoped(key, gate: gate) : context.enteringSingleton(key, gate: gate)
     }
 
-    /// Decides, under the stripe lock, whether the instance is ready, being built, or to be built by
-    /// this caller (installing a gate). `register` counts a synchronous waiter on an existing gate.
+    /// Decides, under the gate host's lock, whether the instance is ready, being built, or to be built
+    /// by this caller (installing a gate). `register` counts a synchronous waiter on an existing gate.
     private func decide(
-        in stripe: RegistryStripe,
+        in host: any GateHost,
         owner: UInt,
         isAsync: Bool,
         registerWaiter: Bool
     ) -> GateAction {
         let id = ObjectIdentifier(self)
         let lifecycle = injector.lifecycle
-        return stripe.withState { state -> GateAction in
+        return host.withGates { gates -> GateAction in
             // Re-check under the lock: the builder publishes before it removes its gate, so a caller that
             // finds no gate here either sees the instance or is the next builder.
             if box.load(ordering: .acquiring) != 0 { return .ready }
-            if var entry = state.gates[id] {
+            if var entry = gates[id] {
                 if !isAsync && entry.gate.isAsync { return .builtAsynchronously }
                 if registerWaiter {
                     entry.waiters += 1
-                    state.gates[id] = entry
+                    gates[id] = entry
                 }
                 return .wait(entry.gate)
             }
             guard lifecycle.beginBuild() else { return .shutDown }
             let gate = SingletonGate(owner: owner, isAsync: isAsync)
-            state.gates[id] = GateEntry(gate: gate)
+            gates[id] = GateEntry(gate: gate)
             return .build(gate)
         }
     }
 
     /// Runs `decide` and lets a perturbed schedule (see ``ScheduleProbe``) switch threads right after.
-    @usableFromInline
     func decideProbed(
-        in stripe: RegistryStripe,
+        in host: any GateHost,
         owner: UInt,
         isAsync: Bool,
         registerWaiter: Bool
     ) -> GateAction {
-        let action = decide(in: stripe, owner: owner, isAsync: isAsync, registerWaiter: registerWaiter)
+        let action = decide(in: host, owner: owner, isAsync: isAsync, registerWaiter: registerWaiter)
         switch action {
         case .build: ScheduleProbe.step(.gateInstalled)
         case .wait: ScheduleProbe.step(.waiterRegistered)
@@ -73,10 +72,10 @@ extension InstanceCell {
     }
 
     /// Publishes a built instance (see ``publish(_:)``), then ends the build (see ``finish(_:gate:in:)``).
-    private func finish(built value: T, gate: SingletonGate, in stripe: RegistryStripe) {
+    private func finish(built value: T, gate: SingletonGate, in host: any GateHost) {
         announcePublishing()
         publish(value)
-        finish(.built, gate: gate, in: stripe)
+        finish(.built, gate: gate, in: host)
     }
 
     /// The schedule probe's step before a publication (see ``ScheduleProbe``).
@@ -90,12 +89,11 @@ extension InstanceCell {
     /// The outcome is recorded before the gate is removed and before anyone is woken: from that moment
     /// the waits on this gate are over as far as the waits-for graph is concerned (see ``WaitGraph``),
     /// and a waiter registered late still finds the outcome when it wakes.
-    @usableFromInline
-    func finish(_ outcome: SingletonGate.Outcome, gate: SingletonGate, in stripe: RegistryStripe) {
+    func finish(_ outcome: SingletonGate.Outcome, gate: SingletonGate, in host: any GateHost) {
         gate.finish(outcome)
         let id = ObjectIdentifier(self)
-        let entry = stripe.withState { state in
-            state.gates.removeValue(forKey: id)
+        let entry = host.withGates { gates in
+            gates.removeValue(forKey: id)
         }
         injector.lifecycle.endBuild()
         entry?.wakeAll()
@@ -148,10 +146,10 @@ extension InstanceCell {
         if context.contains(key) {
             throw ProvisionError.cycle(key, path: [key])
         }
-        let stripe = injector.registry.stripe(for: key)
+        let host = gateHost
         let me = ExecutionIdentity.current
         while true {
-            switch decideProbed(in: stripe, owner: me, isAsync: false, registerWaiter: true) {
+            switch decideProbed(in: host, owner: me, isAsync: false, registerWaiter: true) {
             case .ready:
                 if let address = publishedAddress { return PublishedValue<T>.value(at: address) }
 
@@ -172,10 +170,10 @@ extension InstanceCell {
                 do throws(ProvisionError) {
                     value = try make(factoryContext(context, gate: gate))
                 } catch {
-                    finish(.failed(error), gate: gate, in: stripe)
+                    finish(.failed(error), gate: gate, in: host)
                     throw error
                 }
-                finish(built: value, gate: gate, in: stripe)
+                finish(built: value, gate: gate, in: host)
                 return value
             }
         }
@@ -200,9 +198,9 @@ extension InstanceCell {
             throw ProvisionError.cycle(key, path: [key])
         }
         let me = ExecutionIdentity.current
-        let stripe = injector.registry.stripe(for: key)
+        let host = gateHost
         while true {
-            switch decideProbed(in: stripe, owner: me, isAsync: true, registerWaiter: false) {
+            switch decideProbed(in: host, owner: me, isAsync: true, registerWaiter: false) {
             case .ready:
                 if let address = publishedAddress { return PublishedValue<T>.value(at: address) }
 
@@ -214,7 +212,7 @@ extension InstanceCell {
                 break
 
             case .wait(let gate):
-                try await suspend(on: gate, as: me, in: stripe, context: context)
+                try await suspend(on: gate, as: me, in: host, context: context)
                 if let address = try publishedAddress(after: gate, waitsAsynchronously: true) {
                     return PublishedValue<T>.value(at: address)
                 }
@@ -233,10 +231,10 @@ extension InstanceCell {
                 }
                 switch result {
                 case .success(let value):
-                    finish(built: value, gate: gate, in: stripe)
+                    finish(built: value, gate: gate, in: host)
                     return value
                 case .failure(let error):
-                    finish(.failed(error), gate: gate, in: stripe)
+                    finish(.failed(error), gate: gate, in: host)
                     throw error
                 }
             }
@@ -250,10 +248,10 @@ extension InstanceCell {
         let context = context.continuingAmbient()
         if context.contains(key) { return } // the synchronous plan reports the cycle
         let id = ObjectIdentifier(self)
-        let stripe = injector.registry.stripe(for: key)
-        let gate = stripe.withState { state in state.gates[id]?.gate }
+        let host = gateHost
+        let gate = host.withGates { gates in gates[id]?.gate }
         guard let gate else { return }
-        try await suspend(on: gate, as: ExecutionIdentity.current, in: stripe, context: context)
+        try await suspend(on: gate, as: ExecutionIdentity.current, in: host, context: context)
     }
 
     /// Suspends until `gate`'s build ends, unless waiting would close a cycle of waits; stops waiting at
@@ -261,7 +259,7 @@ extension InstanceCell {
     private func suspend(
         on gate: SingletonGate,
         as me: UInt,
-        in stripe: RegistryStripe,
+        in host: any GateHost,
         context: ResolutionContext
     ) async throws(ProvisionError) {
         if Task.isCancelled { throw ProvisionError.cancelled(key) }
@@ -272,10 +270,10 @@ extension InstanceCell {
         let waiter = SuspendedWaiter()
         await waiter.wait(timeout: timeout) { waiter in
             // Registered only while the gate is still installed; otherwise the build has ended already.
-            stripe.withState { state in
-                guard var entry = state.gates[id], entry.gate === gate else { return false }
+            host.withGates { gates in
+                guard var entry = gates[id], entry.gate === gate else { return false }
                 entry.suspended.append(waiter)
-                state.gates[id] = entry
+                gates[id] = entry
                 return true
             }
         }

@@ -25,8 +25,10 @@ final class InstanceCell<T> {
     /// refuses it before it is published.
     @usableFromInline let recorder: InstanceRecorder?
 
-    /// Whether the cell holds a singleton (whose build leaves any scope behind) or a scoped instance.
-    let isScoped: Bool
+    /// The scope whose instance the cell holds, for a scoped binding; `nil` for a singleton. The scope
+    /// keeps the gate of the cell's build (see ``GateHost``). Unowned and unchecked: the scope owns its
+    /// cells, and a cell is built only by a plan that holds the scope (its request's).
+    unowned(unsafe) let scope: ServiceScope?
 
     /// The node of the singleton binding whose cell this is, which mirrors the published word (see
     /// `Node.instance`); `nil` for a scoped instance's cell. Unowned and unchecked: the node owns the
@@ -37,12 +39,30 @@ final class InstanceCell<T> {
     @usableFromInline private(set) var isPrebuilt = false
 
     @usableFromInline
-    init(key: BindingKey, injector: Injector, recorder: InstanceRecorder?, isScoped: Bool, node: Node<T>? = nil) {
+    init(
+        key: BindingKey,
+        injector: Injector,
+        recorder: InstanceRecorder?,
+        scope: ServiceScope? = nil,
+        node: Node<T>? = nil
+    ) {
         self.key = key
         self.injector = injector
         self.recorder = recorder
-        self.isScoped = isScoped
+        self.scope = scope
         self.node = node
+    }
+
+    /// Whether the cell holds a singleton (whose build leaves any scope behind) or a scoped instance.
+    var isScoped: Bool {
+        scope != nil
+    }
+
+    /// Where the gate of the cell's build is kept: its scope for a scoped instance, the registry stripe
+    /// of its key for a singleton.
+    var gateHost: any GateHost {
+        if let scope { return scope }
+        return injector.registry.stripe(for: key)
     }
 
     deinit {

@@ -36,8 +36,8 @@ final class RegistryStripe: Sendable {
         /// Whether the registry was closed (see ``Registry/close()``). Set and read with the mutex held,
         /// the same mutex under which bindings are added, so no binding is added after it is set.
         var isClosed = false
-        /// The gates of the cells being built, by cell (a singleton's, or a scoped instance's in one
-        /// scope: every scope has its own cell for a key).
+        /// The gates of the singletons' cells being built, by cell (a scoped instance's gate is kept by
+        /// its scope; see ``GateHost``).
         var gates = IdentityTable<GateEntry>()
     }
 

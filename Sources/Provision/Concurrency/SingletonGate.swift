@@ -69,9 +69,9 @@ final class SingletonGate: Sendable {
     }
 }
 
-/// A gate as the registry stripe tracks it: the gate, how many threads wait on its semaphore, and the
-/// async callers suspended on it (resumed, not signalled, so that no thread of Swift's cooperative pool
-/// ever blocks on a gate).
+/// A gate as its host (a registry stripe or a scope; see ``GateHost``) tracks it: the gate, how many
+/// threads wait on its semaphore, and the async callers suspended on it (resumed, not signalled, so that
+/// no thread of Swift's cooperative pool ever blocks on a gate).
 struct GateEntry: Sendable {
     let gate: SingletonGate
     var waiters: Int = 0

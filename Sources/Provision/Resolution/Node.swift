@@ -137,7 +137,7 @@ final class Node<T>: AnyNode {
         if let instance = recipe.instance {
             // An instance binding: a singleton built already.
             let cell = InstanceCell<T>(
-                key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false, node: self)
+                key: key, injector: injector, recorder: injector.lifecycle.recorder, node: self)
             cell.prebuild(instance())
             self.cell = cell
         }
@@ -168,7 +168,7 @@ final class Node<T>: AnyNode {
         self.hooks = hooks
         if scope.isSingleton, cell == nil {
             cell = InstanceCell<T>(
-                key: key, injector: injector, recorder: injector.lifecycle.recorder, isScoped: false, node: self)
+                key: key, injector: injector, recorder: injector.lifecycle.recorder, node: self)
         }
     }
 

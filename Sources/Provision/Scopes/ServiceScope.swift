@@ -36,11 +36,16 @@ public final class ServiceScope: Sendable {
         /// The scoped instances built here that are to be disposed, in creation order. Recorded in the
         /// same critical section that ends the instance's build (see `endBuild(_:recording:owner:)`).
         var disposals = DisposalRecord()
+        /// The gates of this scope's instances being built, by cell (see ``GateHost``).
+        var gates = IdentityTable<GateEntry>()
     }
 
-    /// Protects the cell table, the close handshake and the instances to dispose; held for a table
-    /// lookup or insert and for the handshake's bookkeeping only, never while an instance is built or
-    /// disposed, and never while anything waits. No other lock is taken under it.
+    /// Protects the cell table, the close handshake, the instances to dispose and the gates of the
+    /// builds in flight; held for a table lookup, insert or removal and for the handshake's bookkeeping
+    /// only, never while an instance is built or disposed, and never while anything waits. Only the
+    /// scope's own requests take it: requests in other scopes share no lock with them. No other lock is
+    /// taken under it but the injector's drain waiters' (a leaf), when a build is refused during a
+    /// shutdown (see ``GateHost``).
     private let state = Locked(State())
 
     /// The values the scope was opened with (``ScopeSeed``); never changed, so read without a lock.
@@ -223,7 +228,7 @@ public final class ServiceScope: Sendable {
     ) throws(ProvisionError) -> InstanceCell<T> {
         // No recorder: `build` records the instance, before the cell publishes it.
         let found = try cell(for: id, key: key) {
-            cellType.init(key: key, injector: injector, recorder: nil, isScoped: true)
+            cellType.init(key: key, injector: injector, recorder: nil, scope: self)
         }
         // Every cell stored under a node's identity was made above for that node's `T`.
         return unsafeDowncast(found, to: cellType)
@@ -347,6 +352,12 @@ public final class ServiceScope: Sendable {
             throw ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
         }
         return value
+    }
+}
+
+extension ServiceScope: GateHost {
+    func withGates<R>(_ body: (inout IdentityTable<GateEntry>) -> R) -> R {
+        state.withLock { state in body(&state.gates) }
     }
 }
 

@@ -81,23 +81,37 @@ struct IdentityTableTests {
     }
 
     @Test(
-        "24 scopes building one scoped binding at once, past the gate table's array in one stripe: each builds exactly once, and a second thread in each scope gets its instance"
+        "24 scopes building one scoped binding at once: each scope keeps its own gate, the stripe none; each builds exactly once, and a second thread in each gets its instance"
     )
-    func manyBuildsInOneStripe() throws {
+    func manyScopesBuildingAtOnce() throws {
         let count = IdentityTable<GateEntry>.arrayLimit + 8
         let builds = Counter()
-        // Every builder stays in its factory until all of them are in theirs: the stripe then holds
-        // `count` gates at once.
+        // Every builder stays in its factory until all of them are in theirs, then looks at the gates
+        // (all `count` builds are in flight), then waits for every other builder to have looked.
         let allInside = Barrier(count: count)
+        let allLooked = Barrier(count: count)
+        let seen = Locked<(inStripe: [Int], inScopes: [Int])>(([], []))
+        let world = Locked<(Injector, [ServiceScope])?>(nil)
         let injector = try Injector(
             ClosureModule { binder in
                 binder.bind(Marker.self).to { _ in
                     builds.increment()
                     allInside.arriveAndWait()
+                    if let (injector, scopes) = world.withLock({ $0 }) {
+                        let stripe = injector.registry.stripe(for: BindingKey(Marker.self))
+                        let inStripe = stripe.withState { $0.gates.values.count }
+                        let inScopes = scopes.map { scope in scope.withGates { $0.values.count } }.reduce(0, +)
+                        seen.withLock { seen in
+                            seen.inStripe.append(inStripe)
+                            seen.inScopes.append(inScopes)
+                        }
+                    }
+                    allLooked.arriveAndWait()
                     return Marker()
                 }.in(.scoped)
             })
         let scopes = (0..<count).map { _ in injector.makeScope() }
+        world.withLock { $0 = (injector, scopes) }
         let got = Locked([Int: [ObjectIdentifier]]())
         // Two threads per scope: one builds, the other waits at that build's gate (or builds, and the
         // first waits).
@@ -114,6 +128,10 @@ struct IdentityTableTests {
             #expect(identities.count == 2 && identities[0] == identities[1], "scope \(index): one instance, twice")
         }
         #expect(Set(perScope.values.compactMap(\.first)).count == count, "every scope its own instance")
+        let looked = seen.withLock { $0 }
+        #expect(looked.inStripe == Array(repeating: 0, count: count), "no scoped build's gate in the stripe")
+        #expect(looked.inScopes == Array(repeating: count, count: count), "one gate in each scope")
+        #expect(scopes.allSatisfy { scope in scope.withGates { $0.values.isEmpty } }, "every gate removed")
         for scope in scopes { try scope.close() }
     }
 
