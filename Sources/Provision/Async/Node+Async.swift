@@ -46,6 +46,7 @@ extension Node {
             let key = self.key
             let id = ObjectIdentifier(self)
             let cellType = InstanceCell<T>.self
+            let disposal = DisposalClassifier<T>()
             return AsyncPlan { [unowned injector] context throws(ProvisionError) in
                 let scope = try ServiceScope.scope(of: context, for: key)
                 let cell = try scope.cell(for: id, key: key, injector: injector, as: cellType)
@@ -53,7 +54,8 @@ extension Node {
                 // Inside the scope's close handshake, like the synchronous plan (see `perScope`); the
                 // building task, which holds the cell's gate, is the owner of the build.
                 return try await cell.buildAsync(context) { context async throws(ProvisionError) in
-                    try await scope.buildAsync(key, owner: context.buildOwner) { () async throws(ProvisionError) in
+                    try await scope.buildAsync(key, owner: context.buildOwner, disposing: disposal) {
+                        () async throws(ProvisionError) in
                         try await inner.make(context)
                     }
                 }

@@ -15,6 +15,7 @@ extension Node {
         let key = self.key
         let id = ObjectIdentifier(self)
         let cellType = InstanceCell<T>.self
+        let disposal = DisposalClassifier<T>()
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return Plan { [unowned injector] context throws(ProvisionError) in
             let scope = try ServiceScope.scope(of: context, for: key)
@@ -23,7 +24,7 @@ extension Node {
             return try cell.build(context) { context throws(ProvisionError) in
                 // The build's owner is the holder of the gate the cell just installed: this thread (or
                 // task), looked up once by the cell.
-                try scope.build(key, owner: context.buildOwner) { () throws(ProvisionError) in
+                try scope.build(key, owner: context.buildOwner, disposing: disposal) { () throws(ProvisionError) in
                     try inner.make(context)
                 }
             }

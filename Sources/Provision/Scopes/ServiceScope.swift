@@ -263,10 +263,13 @@ public final class ServiceScope: Sendable {
     /// itself and throws `outsideScope`, so that the cell publishes nothing and neither the request nor
     /// the requests waiting on the gate receive a disposed instance.
     ///
-    /// - Parameter owner: The building thread.
+    /// - Parameters:
+    ///   - owner: The building thread.
+    ///   - classifier: How the binding's instances are disposed, decided when it was linked.
     func build<T>(
         _ key: BindingKey,
         owner: UInt,
+        disposing classifier: DisposalClassifier<T>,
         using make: () throws(ProvisionError) -> T
     ) throws(ProvisionError) -> T {
         try beginBuild(key, owner: owner)
@@ -277,7 +280,7 @@ public final class ServiceScope: Sendable {
             endBuild(key, recording: nil, owner: owner)
             throw error
         }
-        let disposal = InstanceRecorder.Disposal(of: value)
+        let disposal = classifier.disposal(of: value)
         guard endBuild(key, recording: disposal, owner: owner) else {
             throw refusedBuild(key, disposal: disposal)
         }
@@ -325,12 +328,15 @@ public final class ServiceScope: Sendable {
         return recorded
     }
 
-    /// ``build(_:owner:using:)`` for an async build; a refused instance's disposal is awaited.
+    /// ``build(_:owner:disposing:using:)`` for an async build; a refused instance's disposal is awaited.
     ///
-    /// - Parameter owner: The identity of the async resolution.
+    /// - Parameters:
+    ///   - owner: The identity of the async resolution.
+    ///   - classifier: How the binding's instances are disposed, decided when it was linked.
     func buildAsync<T>(
         _ key: BindingKey,
         owner: UInt,
+        disposing classifier: DisposalClassifier<T>,
         using make: () async throws(ProvisionError) -> T
     ) async throws(ProvisionError) -> T {
         try beginBuild(key, owner: owner)
@@ -341,7 +347,7 @@ public final class ServiceScope: Sendable {
             endBuild(key, recording: nil, owner: owner)
             throw error
         }
-        let disposal = InstanceRecorder.Disposal(of: value)
+        let disposal = classifier.disposal(of: value)
         guard endBuild(key, recording: disposal, owner: owner) else {
             var failure: ProvisionError?
             if let disposal {
