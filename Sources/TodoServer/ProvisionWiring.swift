@@ -33,7 +33,9 @@ enum ProvisionWiring {
     static func service(options: ServerOptions, counters: TodoCounters, logger: Logger) throws -> any Service {
         let injector = try Injector(
             modules: [
-                RequestSeedsModule(),
+                // The services depend on the request's logger alone: seeding the request and its identifier
+                // too would copy them into every request's scope for nothing.
+                RequestSeedsModule(.logger),
                 TodoModule(database: options.database.configuration, logger: logger, counters: counters),
             ],
             configuration: Injector.Configuration(lifecycleAdapters: [ServiceLifecycleAdapter(logger: logger)])

@@ -264,4 +264,40 @@ struct RequestScopeMiddlewareTests {
             }
         }
     }
+
+    @Test("RequestSeedsModule(.logger) declares the logger alone: the scope has the request's logger, not the request")
+    func loggerSeedOnly() async throws {
+        final class RequestLog: Sendable {
+            let id: String?
+            init(logger: Logger) { id = logger[metadataKey: "hb.request.id"]?.description }
+        }
+        let injector = try Injector(
+            RequestSeedsModule(.logger),
+            ClosureModule { binder in
+                binder.bind(RequestLog.self).to(RequestLog.init(logger:)).in(.scoped)
+            }
+        )
+        #expect(injector.hasSeed(Logger.self))
+        #expect(!injector.hasSeed(Request.self))
+        #expect(!injector.hasSeed(RequestIdentifier.self))
+        #expect(RequestSeedsModule().seeds == .all)
+        let router = Router(context: BasicScopedRequestContext.self)
+        router.add(middleware: RequestScopeMiddleware(injector: injector))
+        router.get("/log") { _, context -> String in
+            let log = try await context.get(RequestLog.self)
+            var requestCode = "resolved"
+            do {
+                _ = try await context.get(Request.self)
+            } catch let error as ProvisionError {
+                requestCode = error.code == .notBound ? "notBound" : "\(error.code)"
+            }
+            return "\(log.id == context.logger[metadataKey: "hb.request.id"]?.description) \(requestCode)"
+        }
+        let app = Application(router: router, logger: quiet)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/log", method: .get) { response in
+                #expect(String(buffer: response.body) == "true notBound")
+            }
+        }
+    }
 }
