@@ -221,6 +221,7 @@ extension InstanceCell {
                 let inner = factoryContext(context, gate: gate)
                 // The factory's path is ambient while it runs, for requests it makes through the
                 // injector itself and for its child tasks.
+                ResolutionContext.ambientBuilds.add(1, ordering: .relaxed)
                 let result = await ResolutionContext.$ambientFrame.withValue(inner.frame) {
                     () async -> Result<T, ProvisionError> in
                     do throws(ProvisionError) {
@@ -229,6 +230,7 @@ extension InstanceCell {
                         return .failure(error)
                     }
                 }
+                ResolutionContext.ambientBuilds.subtract(1, ordering: .relaxed)
                 switch result {
                 case .success(let value):
                     finish(built: value, gate: gate, in: host)

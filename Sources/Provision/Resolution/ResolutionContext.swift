@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a resolution carries from one node to the next: the stack of dynamic frames, and the request's
 /// scope when it has one.
 ///
@@ -119,10 +121,13 @@ struct ResolutionContext: Sendable {
     /// failed).
     ///
     /// Read on the slow paths only (a build or a closure entry), never on a request served from a
-    /// published instance.
+    /// published instance; and only while some async build runs its factory (``ambientBuilds``): a
+    /// server whose requests build their scoped instances synchronously never looks the task-local up.
     @usableFromInline
     func continuingAmbient() -> ResolutionContext {
-        guard frame == nil, let ambient = ResolutionContext.ambientFrame else { return self }
+        guard frame == nil, Self.ambientBuilds.load(ordering: .relaxed) != 0,
+            let ambient = ResolutionContext.ambientFrame
+        else { return self }
         if let gate = ambient.gate, gate.isFinished { return self }
         return ResolutionContext(frame: ambient, scope: scope)
     }
@@ -130,6 +135,15 @@ struct ResolutionContext: Sendable {
     /// The innermost frame of the async build or async closure running in the current task (inherited by
     /// its child tasks), or `nil` outside any.
     @TaskLocal static var ambientFrame: PathFrame?
+
+    /// How many async builds are running their factory with ``ambientFrame`` bound, in the whole
+    /// process. While none is, every ambient frame a task may still hold (inherited by an unstructured
+    /// `Task` that outlived its factory) belongs to a build that has returned, which
+    /// ``continuingAmbient()`` would not continue anyway: it skips the task-local lookup.
+    ///
+    /// Relaxed is enough: a request that must see the count made non-zero by a build is made by the
+    /// build's own task, or by a task it created after incrementing (task creation orders the two).
+    static let ambientBuilds = Atomic<Int>(0)
 }
 
 /// One entry of the dynamic resolution stack: an immutable linked list, so a frame can be shared by
