@@ -5,9 +5,9 @@
 /// - A scoped instance's gate is kept by its ``ServiceScope``: only the requests of that scope build
 ///   it, so they go through the scope's own lock. Requests in different scopes (a server's requests)
 ///   then share no lock at all when they build their scoped instances. When they shared a stripe's,
-///   two requests building the same scoped binding at once contended for it, and on a busy machine a
-///   thread of Swift's cooperative pool could sleep on that lock while its holder was preempted
-///   (Dispatch then started another thread for the pool, and every request paid for it).
+///   two requests building the same scoped binding at once contended for it, and a thread of Swift's
+///   cooperative pool that found it held slept in the kernel until its holder (perhaps preempted, on a
+///   busy machine) released it.
 ///
 /// The lock is held only to look up, install, update or remove an entry: never while a factory runs,
 /// never while anyone waits. Under it the injector's count of builds in flight may be updated (atomics)
