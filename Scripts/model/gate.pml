@@ -50,8 +50,9 @@ mtype = { NONE, WAKE, SELF, TIMER, CANCEL };         /* who resumed a SuspendedW
 
 bool published = false;          /* InstanceCell.value != nil (InstanceCell.publish) */
 
-/* RegistryStripe state.gates[id] for this cell: the installed GateEntry, 0 = none.
-   Written only inside atomic blocks: the stripe lock (RegistryStripe.withState). */
+/* The gate host's gates[id] for this cell (GateHost.swift): the installed GateEntry, 0 = none. The
+   host is the RegistryStripe for a singleton, the ServiceScope for a scoped instance; the protocol is
+   the same. Written only inside atomic blocks: the host's lock (GateHost.withGates). */
 byte entry = 0;
 byte entryWaiters = 0;           /* GateEntry.waiters: sync waiters counted in decide */
 byte entrySuspended = 0;         /* GateEntry.suspended: bit w = SuspendedWaiter w */
@@ -112,7 +113,7 @@ inline resume(w, why, took) {
 }
 
 /* ---- InstanceCell.finish ---------------------------------------------------------------------- */
-/* publish on success; SingletonGate.finish(outcome); remove the entry under the stripe lock, taking
+/* publish on success; SingletonGate.finish(outcome); remove the entry under the host's lock, taking
    its waiters; lifecycle.endBuild() (lifecycle.pml); GateEntry.wakeAll() with no lock held. */
 inline finish(g, ok) {
     if

@@ -76,7 +76,7 @@ mtype = { READY, WAIT, BUILD };        /* InstanceCell.GateAction */
 bool singleton[NC];
 byte prog[NC * MAXOPS];                /* each factory's steps */
 
-/* InstanceCell.value and the stripe's gate entries (RegistryStripe state.gates), stripe lock = atomic */
+/* InstanceCell.value and the gate entries of its host (GateHost: stripe or scope), host lock = atomic */
 bool published[NC];
 byte entry[NC];
 
@@ -232,7 +232,7 @@ RESOLVE:    /* Resolver / InstanceCell.build: resolve key c */
         goto RUN
     :: else -> skip
     fi;
-    atomic {                            /* InstanceCell.decide, under the stripe lock */
+    atomic {                            /* InstanceCell.decide, under the host's lock */
         if
         :: published[c] -> action = READY
         :: !published[c] && entry[c] != 0 -> g = entry[c]; action = WAIT
@@ -328,7 +328,7 @@ ENDFRAME:   /* the factory returned (err false) or threw (err true); InstanceCel
         fi;
         atomic { finished[g] = true; gfailed[g] = err };     /* SingletonGate.finish */
         printf("MSC: T%d finishes gate %d (failed: %d)\n", me, g, err);
-        entry[gcell[g]] = 0;                             /* remove the entry (stripe lock) */
+        entry[gcell[g]] = 0;                             /* remove the entry (host's lock) */
         /* lifecycle.endBuild(); wakeAll: the waiters see finished[g] */
         myGates = myGates & ~(1 << g); pathGatesOf[me] = myGates
     :: else -> skip

@@ -3,8 +3,9 @@
 ///
 /// `InstanceRecorder.Disposal(of:)` casts each value to ``Disposable`` and then to ``AsyncDisposable``.
 /// In a plan that is not specialized for `T` (a scoped binding's), each cast looks the conformance up
-/// in the runtime's cache, about 800 instructions per scoped instance, and it is most of what recording
-/// the instance costs. Most of that answer is already known from `T` alone:
+/// in the runtime's cache, and under load those lookups were 5% of a server request's samples in
+/// Provision's frames (callgrind, one thread, a conforming class: about 140 instructions fewer per
+/// scoped instance with the classifier). Most of that answer is already known from `T` alone:
 ///
 /// - `T` conforms to ``Disposable`` (or else to ``AsyncDisposable``): every value does. The conformance
 ///   is found once, here, and each value is wrapped with it, no cast.
