@@ -119,6 +119,15 @@ final class Registry: Sendable {
     ///   `nodes` share a key); `shutDown`, adding nothing, when the registry is closed.
     func install(_ nodes: [any AnyNode]) throws(ProvisionError) {
         var byStripe = [[any AnyNode]](repeating: [], count: stripes.count)
+        // Each stripe's share, reserved up front once there are enough nodes to spread: keys hash
+        // evenly, so a quarter over the mean holds a stripe's share (one growth if not). Appending
+        // without it grew every stripe's array about eight times for an injector of 10k bindings.
+        if nodes.count >= stripes.count * 8 {
+            let share = nodes.count / stripes.count
+            for index in byStripe.indices {
+                byStripe[index].reserveCapacity(share + share / 4 + 8)
+            }
+        }
         for node in nodes {
             byStripe[stripeIndex(for: node.key)].append(node)
         }
