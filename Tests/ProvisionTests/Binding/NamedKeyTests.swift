@@ -56,6 +56,65 @@ struct NamedKeyTests {
         #expect(try injector.get(Config.self, named: sliced).port == 2)
     }
 
+    @Test("the empty name is a name of its own, apart from the unnamed binding")
+    func emptyName() throws {
+        let injector = try Injector(
+            ClosureModule { binder in
+                binder.bind(Config.self).toInstance(Config(port: 1))
+                binder.bind(Config.self, named: "").toInstance(Config(port: 2))
+            }
+        )
+        #expect(try injector.get(Config.self).port == 1)
+        #expect(try injector.get(Config.self, named: "").port == 2)
+        #expect(injector.hasBinding(for: Config.self, named: ""))
+        let unbound = try Injector(ClosureModule { $0.bind(Config.self).toInstance(Config(port: 1)) })
+        let error = #expect(throws: ProvisionError.self) { try unbound.get(Config.self, named: "") }
+        #expect(error?.code == .notBound)
+    }
+
+    @Test("one module binding two spellings of one name is a duplicate binding")
+    func equalSpellingsAreDuplicates() throws {
+        let error = #expect(throws: ProvisionError.self) {
+            try Injector(
+                ClosureModule { binder in
+                    binder.bind(Config.self, named: "Kelvin").toInstance(Config(port: 1))
+                    binder.bind(Config.self, named: "\u{212A}elvin").toInstance(Config(port: 2))
+                }
+            )
+        }
+        #expect(error?.code == .duplicateBinding)
+    }
+
+    @Test("every API that takes a name accepts any spelling Swift calls equal")
+    func equalSpellingsEverywhere() throws {
+        let ascii = "Kelvin"
+        let unicode = "\u{212A}elvin"
+        let parent = try Injector(
+            ClosureModule { binder in
+                binder.bind(Config.self, named: ascii).toInstance(Config(port: 1))
+                binder.bind(String.self, named: unicode).toInstance("seven")
+                binder.bind((any PortHolder).self).to(binding: Config.self, named: unicode)
+            }
+        )
+        #expect(parent.hasBinding(for: Config.self, named: unicode))
+        #expect(try parent.get((any PortHolder).self).port == 1)
+        let child = try parent.makeChild(ClosureModule { $0.bind(Double.self, named: ascii).toInstance(2) })
+        #expect(try child.get(Config.self, named: unicode).port == 1)
+        #expect(try child.get(String.self, named: ascii) == "seven")
+        #expect(try child.get(Double.self, named: unicode) == 2)
+        let overridden = try parent.overriding { $0.bind(Config.self, named: unicode).toInstance(Config(port: 3)) }
+        #expect(try overridden.get(Config.self, named: ascii).port == 3)
+    }
+
+    @Test("a seed declared under one spelling is provided and resolved under another")
+    func equalSpellingsOfSeeds() throws {
+        let injector = try Injector(ClosureModule { $0.bind(Config.self, named: "\u{212A}elvin").toSeed() })
+        let scope = try injector.makeScope { seed in seed.provide(Config(port: 9), named: "Kelvin") }
+        #expect(try scope.get(Config.self, named: "Kelvin").port == 9)
+        #expect(try scope.get(Config.self, named: "\u{212A}elvin").port == 9)
+        try scope.close()
+    }
+
     @Test("many named bindings of one type are each found by their own name", arguments: [1, 10, 1_000])
     func manyNames(count: Int) throws {
         let injector = try Injector(
@@ -72,3 +131,10 @@ struct NamedKeyTests {
         #expect(error?.code == .notBound)
     }
 }
+
+/// What a delegating binding of ``NamedKeyTests`` converts a named `Config` to.
+private protocol PortHolder: Sendable {
+    var port: Int { get }
+}
+
+extension Config: PortHolder {}
