@@ -64,6 +64,21 @@ extension ProvisionError {
         )
     }
 
+    /// `error`, an ``Code/outsideScope`` error of a request that a ``Provider``, ``Lazy`` or
+    /// ``ObjectFactory`` made after the scope it was made in was closed and released: the same key and
+    /// path, and what to do about it.
+    static func outsideReleasedScope(_ error: ProvisionError) -> ProvisionError {
+        let service = error.key.map { "\($0)" } ?? "the service"
+        return ProvisionError(
+            code: .outsideScope,
+            key: error.key,
+            message: "\(service) is scoped, and the scope the handle resolving it was made in is closed and released",
+            hint: "a Provider, Lazy or ObjectFactory made while a scope's services are built resolves in that "
+                + "scope: call it only while that scope is open",
+            path: error.path
+        )
+    }
+
     /// The error of a request for `key` made where a scope was expected and there is none: for
     /// integrations that hand out a request's ``ServiceScope`` (such as a web framework's request
     /// context) and were asked before they opened one.

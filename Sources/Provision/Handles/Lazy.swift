@@ -111,9 +111,12 @@ public final class Lazy<T: Sendable>: Sendable {
         // The value: from the handle's arguments, or the binding's own (its defaults, for a binding
         // with arguments).
         let withArguments = resolveWithArguments
+        let handle = provider.injector
         let resolve = { () throws(ProvisionError) -> T in
-            if let withArguments { return try withArguments() }
-            return try node.resolve(context)
+            try handle.reportingReleasedScope { () throws(ProvisionError) -> T in
+                if let withArguments { return try withArguments() }
+                return try node.resolve(context)
+            }
         }
         guard node.cell == nil else {
             // A singleton (or instance) binding needs no gate of its own: the singleton's gate builds it

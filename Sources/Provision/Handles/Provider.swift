@@ -72,7 +72,9 @@ public struct Provider<T>: Sendable {
         guard injector.scope != nil else {
             return try owner.get(T.self, named: key.name, arguments: repeat each arguments)
         }
-        return try owner.resolve(key, as: T.self, in: injector.context.scope, arguments: repeat each arguments)
+        return try injector.reportingReleasedScope { () throws(ProvisionError) -> T in
+            try owner.resolve(key, as: T.self, in: injector.context.scope, arguments: repeat each arguments)
+        }
     }
 
     /// A ``Lazy`` handle that resolves the provided key from the given arguments the first time it is

@@ -45,7 +45,23 @@ final class WeakInjector: Sendable {
     /// handle created in a scope.
     @usableFromInline
     func resolveInScope<T>(_ key: BindingKey, as type: T.Type, in injector: Injector) throws(ProvisionError) -> T {
-        try injector.resolve(key, as: type, context: context)
+        try reportingReleasedScope { () throws(ProvisionError) -> T in
+            try injector.resolve(key, as: type, context: context)
+        }
+    }
+
+    /// Runs a request of a handle made in a scope. Once that scope is gone (closed, and released by
+    /// everything that held it) the request runs outside any scope, and a scoped key's
+    /// ``ProvisionError/Code/outsideScope`` error then says that the handle's scope is gone, instead of
+    /// telling the caller to open a scope, which a handle can't do. Only the error is rewritten, so a
+    /// request that succeeds pays nothing.
+    func reportingReleasedScope<R>(_ body: () throws(ProvisionError) -> R) throws(ProvisionError) -> R {
+        do {
+            return try body()
+        } catch {
+            guard error.code == .outsideScope, let scope, scope.value == nil else { throw error }
+            throw ProvisionError.outsideReleasedScope(error)
+        }
     }
 }
 

@@ -94,6 +94,37 @@ struct HandleScopeTests {
         #expect(try checkout.factory.get(CustomerDirectory.self) === (try injector.syncGet(CustomerDirectory.self)))
     }
 
+    @Test("once its scope is closed and released, a scoped handle's error says so, for each kind of handle")
+    func releasedScope() throws {
+        let injector = try Injector(Self.shop(Counter()))
+        var checkout: ShopCounter?
+        weak var released: ServiceScope?
+        do {
+            let scope = injector.makeScope()
+            released = scope
+            checkout = try scope.syncGet(ShopCounter.self)
+            try scope.syncClose()
+        }
+        #expect(released == nil, "nothing holds the scope any more")
+        let handle = try #require(checkout)
+        let errors = [
+            #expect(throws: ProvisionError.self) { try handle.customers.get() },
+            #expect(throws: ProvisionError.self) { try handle.customer.value },
+            #expect(throws: ProvisionError.self) { try handle.factory.get(ShopCustomer.self) },
+        ]
+        for error in errors {
+            #expect(error?.code == .outsideScope)
+            #expect(error?.key == BindingKey(ShopCustomer.self))
+            #expect(error?.message.contains("made in is closed and released") == true)
+            #expect(error?.hint.contains("only while that scope is open") == true)
+        }
+        // Its unscoped bindings still resolve, and a handle that never had a scope keeps its own error.
+        #expect(try handle.factory.get(CustomerDirectory.self) === (try injector.syncGet(CustomerDirectory.self)))
+        let directory = try injector.syncGet(CustomerDirectory.self)
+        let unscoped = #expect(throws: ProvisionError.self) { try directory.customers.get() }
+        #expect(unscoped?.message.contains("outside any scope") == true)
+    }
+
     @Test("a singleton's handles belong to no scope, even when the singleton is built inside one")
     func singletonHandles() throws {
         let injector = try Injector(Self.shop(Counter()))
