@@ -96,10 +96,24 @@ enum Throughput {
         return results
     }
 
+    /// Operations per batch, between two looks at the deadline: 256, or fewer when one operation is
+    /// slow, so that a thread's last batch overruns the window by about a tenth of it at most. One
+    /// operation, timed on the calling thread, sets it. With a fixed 256, a debug build's Swinject and
+    /// swift-dependencies (1.5 and 4.9 ms per resolve of the mixed graph) turned the quick run's 10-ms
+    /// windows into seconds each: 90 of the CI smoke run's 103 s.
+    private static func batchSize(_ shared: Shared, seconds: Double) -> Int {
+        let started = DispatchTime.now().uptimeNanoseconds
+        globalSink &+= (try? shared.run(1)) ?? 0
+        let perOperation = max(1, DispatchTime.now().uptimeNanoseconds - started)
+        let budget = UInt64(seconds * 1e9 / 10)
+        return Int(max(1, min(256, budget / perOperation)))
+    }
+
     /// How many rounds each throughput figure is the median of.
     static let rounds = 5
 
     private static func measure(_ shared: Shared, threads: Int, seconds: Double) -> Double {
+        let batch = batchSize(shared, seconds: seconds)
         let operations = Atomic<Int>(0)
         let sink = Atomic<UInt>(0)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
@@ -108,8 +122,8 @@ enum Throughput {
             var done = 0
             var local: UInt = 0
             while DispatchTime.now().uptimeNanoseconds < deadline {
-                local ^= (try? shared.run(256)) ?? 0
-                done += 256
+                local ^= (try? shared.run(batch)) ?? 0
+                done += batch
             }
             operations.add(done, ordering: .relaxed)
             sink.add(local, ordering: .relaxed)
