@@ -106,17 +106,14 @@ public final class Lazy<T: Sendable>: Sendable {
     private func read(in injector: Injector) throws(ProvisionError) -> T {
         let key = provider.key
         let node = try injector.node(unbound: key, as: T.self)
-        // In the scope the handle was made in, if any (see WeakInjector).
-        let context = provider.injector.context
-        // The value: from the handle's arguments, or the binding's own (its defaults, for a binding
-        // with arguments).
+        // The value: from the handle's arguments (a Provider request, in the handle's scope), or the
+        // binding's own (its defaults, for a binding with arguments), in the scope the handle was made
+        // in, if any (see WeakInjector).
         let withArguments = resolveWithArguments
         let handle = provider.injector
         let resolve = { () throws(ProvisionError) -> T in
-            try handle.reportingReleasedScope { () throws(ProvisionError) -> T in
-                if let withArguments { return try withArguments() }
-                return try node.resolve(context)
-            }
+            if let withArguments { return try withArguments() }
+            return try handle.inScope { context throws(ProvisionError) -> T in try node.resolve(context) }
         }
         guard node.cell == nil else {
             // A singleton (or instance) binding needs no gate of its own: the singleton's gate builds it

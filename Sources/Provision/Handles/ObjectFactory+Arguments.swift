@@ -22,8 +22,8 @@ extension ObjectFactory {
         let key = BindingKey(type, named: name)
         let owner = try injector.injector(for: key)
         guard injector.scope != nil else { return try owner.get(type, named: name, arguments: repeat each arguments) }
-        return try injector.reportingReleasedScope { () throws(ProvisionError) -> T in
-            try owner.resolve(key, as: type, in: injector.context.scope, arguments: repeat each arguments)
+        return try injector.inScope { context throws(ProvisionError) -> T in
+            try owner.resolve(key, as: type, in: context.scope, arguments: repeat each arguments)
         }
     }
 }

@@ -72,8 +72,8 @@ public struct Provider<T>: Sendable {
         guard injector.scope != nil else {
             return try owner.get(T.self, named: key.name, arguments: repeat each arguments)
         }
-        return try injector.reportingReleasedScope { () throws(ProvisionError) -> T in
-            try owner.resolve(key, as: T.self, in: injector.context.scope, arguments: repeat each arguments)
+        return try injector.inScope { context throws(ProvisionError) -> T in
+            try owner.resolve(key, as: T.self, in: context.scope, arguments: repeat each arguments)
         }
     }
 

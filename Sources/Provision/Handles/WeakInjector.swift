@@ -36,7 +36,8 @@ final class WeakInjector: Sendable {
     }
 
     /// The context a request through the handle starts with: in the handle's scope, if it has one.
-    var context: ResolutionContext {
+    /// Read through ``inScope(_:)``, which also words the error of a scope that is gone.
+    private var context: ResolutionContext {
         guard let scope else { return .root }
         return ResolutionContext(frame: nil, scope: scope.value)
     }
@@ -45,19 +46,19 @@ final class WeakInjector: Sendable {
     /// handle created in a scope.
     @usableFromInline
     func resolveInScope<T>(_ key: BindingKey, as type: T.Type, in injector: Injector) throws(ProvisionError) -> T {
-        try reportingReleasedScope { () throws(ProvisionError) -> T in
+        try inScope { context throws(ProvisionError) -> T in
             try injector.resolve(key, as: type, context: context)
         }
     }
 
-    /// Runs a request of a handle made in a scope. Once that scope is gone (closed, and released by
-    /// everything that held it) the request runs outside any scope, and a scoped key's
-    /// ``ProvisionError/Code/outsideScope`` error then says that the handle's scope is gone, instead of
-    /// telling the caller to open a scope, which a handle can't do. Only the error is rewritten, so a
-    /// request that succeeds pays nothing.
-    func reportingReleasedScope<R>(_ body: () throws(ProvisionError) -> R) throws(ProvisionError) -> R {
+    /// Runs a request of the handle with the context it starts with (see ``context``): the only way to
+    /// that context. Once the handle's scope is gone (closed, and released by everything that held it)
+    /// the request runs outside any scope, and a scoped key's ``ProvisionError/Code/outsideScope``
+    /// error then says that the handle's scope is gone, instead of telling the caller to open a scope,
+    /// which a handle can't do. Only the error is rewritten, so a request that succeeds pays nothing.
+    func inScope<R>(_ body: (ResolutionContext) throws(ProvisionError) -> R) throws(ProvisionError) -> R {
         do {
-            return try body()
+            return try body(context)
         } catch {
             guard error.code == .outsideScope, let scope, scope.value == nil else { throw error }
             throw ProvisionError.outsideReleasedScope(error)
