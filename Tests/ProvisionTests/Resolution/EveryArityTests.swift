@@ -373,87 +373,59 @@ private func bindLeaves(_ binder: Binder, count: Int, position: Int, as special:
     if 13 < count { bind(ArityLeaf13.self, 13, ArityLeaf13.init) }
 }
 
-/// Binds the root of `arity` to its initializer, the natural way.
-private func bindRoot(_ binder: Binder, arity: Int) {
-    switch arity {
-    case 1: binder.bind(ArityRoot1.self).to(ArityRoot1.init(l0:))
-    case 2: binder.bind(ArityRoot2.self).to(ArityRoot2.init(l0:l1:))
-    case 3: binder.bind(ArityRoot3.self).to(ArityRoot3.init(l0:l1:l2:))
-    case 4: binder.bind(ArityRoot4.self).to(ArityRoot4.init(l0:l1:l2:l3:))
-    case 5: binder.bind(ArityRoot5.self).to(ArityRoot5.init(l0:l1:l2:l3:l4:))
-    case 6: binder.bind(ArityRoot6.self).to(ArityRoot6.init(l0:l1:l2:l3:l4:l5:))
-    case 7: binder.bind(ArityRoot7.self).to(ArityRoot7.init(l0:l1:l2:l3:l4:l5:l6:))
-    case 8: binder.bind(ArityRoot8.self).to(ArityRoot8.init(l0:l1:l2:l3:l4:l5:l6:l7:))
-    case 9: binder.bind(ArityRoot9.self).to(ArityRoot9.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:))
-    case 10: binder.bind(ArityRoot10.self).to(ArityRoot10.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:))
-    case 11: binder.bind(ArityRoot11.self).to(ArityRoot11.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:))
-    case 12: binder.bind(ArityRoot12.self).to(ArityRoot12.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:l11:))
-    case 13: binder.bind(ArityRoot13.self).to(ArityRoot13.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:l11:l12:))
-    case 14: binder.bind(ArityRoot14.self).to(ArityRoot14.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:l11:l12:l13:))
-    default: break
+/// How the tests reach the root of one arity, from one place: its binding (to its initializer, the
+/// natural way), its request and its key.
+private struct RootShape: Sendable {
+    let bind: @Sendable (Binder) -> Void
+    let resolve: @Sendable (Injector) throws(ProvisionError) -> any ArityRoot
+    let key: BindingKey
+
+    init<Root: ArityRoot>(_ type: Root.Type, _ target: @escaping @Sendable (BindingBuilder<Root>) -> Void) {
+        self.bind = { binder in target(binder.bind(type)) }
+        self.resolve = { injector throws(ProvisionError) in try injector.get(type) }
+        self.key = BindingKey(type)
     }
 }
 
-/// Resolves the root of `arity`.
-private func resolveRoot(_ injector: Injector, arity: Int) throws(ProvisionError) -> any ArityRoot {
-    switch arity {
-    case 1: return try injector.get(ArityRoot1.self)
-    case 2: return try injector.get(ArityRoot2.self)
-    case 3: return try injector.get(ArityRoot3.self)
-    case 4: return try injector.get(ArityRoot4.self)
-    case 5: return try injector.get(ArityRoot5.self)
-    case 6: return try injector.get(ArityRoot6.self)
-    case 7: return try injector.get(ArityRoot7.self)
-    case 8: return try injector.get(ArityRoot8.self)
-    case 9: return try injector.get(ArityRoot9.self)
-    case 10: return try injector.get(ArityRoot10.self)
-    case 11: return try injector.get(ArityRoot11.self)
-    case 12: return try injector.get(ArityRoot12.self)
-    case 13: return try injector.get(ArityRoot13.self)
-    case 14: return try injector.get(ArityRoot14.self)
-    default: throw ProvisionError.outsideScope(BindingKey(Int.self), hint: "no root of arity \(arity)")
-    }
-}
+/// The root of each arity, by arity.
+private let roots: [Int: RootShape] = [
+    1: RootShape(ArityRoot1.self) { _ = $0.to(ArityRoot1.init(l0:)) },
+    2: RootShape(ArityRoot2.self) { _ = $0.to(ArityRoot2.init(l0:l1:)) },
+    3: RootShape(ArityRoot3.self) { _ = $0.to(ArityRoot3.init(l0:l1:l2:)) },
+    4: RootShape(ArityRoot4.self) { _ = $0.to(ArityRoot4.init(l0:l1:l2:l3:)) },
+    5: RootShape(ArityRoot5.self) { _ = $0.to(ArityRoot5.init(l0:l1:l2:l3:l4:)) },
+    6: RootShape(ArityRoot6.self) { _ = $0.to(ArityRoot6.init(l0:l1:l2:l3:l4:l5:)) },
+    7: RootShape(ArityRoot7.self) { _ = $0.to(ArityRoot7.init(l0:l1:l2:l3:l4:l5:l6:)) },
+    8: RootShape(ArityRoot8.self) { _ = $0.to(ArityRoot8.init(l0:l1:l2:l3:l4:l5:l6:l7:)) },
+    9: RootShape(ArityRoot9.self) { _ = $0.to(ArityRoot9.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:)) },
+    10: RootShape(ArityRoot10.self) { _ = $0.to(ArityRoot10.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:)) },
+    11: RootShape(ArityRoot11.self) { _ = $0.to(ArityRoot11.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:)) },
+    12: RootShape(ArityRoot12.self) { _ = $0.to(ArityRoot12.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:l11:)) },
+    13: RootShape(ArityRoot13.self) { _ = $0.to(ArityRoot13.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:l11:l12:)) },
+    14: RootShape(ArityRoot14.self) { _ = $0.to(ArityRoot14.init(l0:l1:l2:l3:l4:l5:l6:l7:l8:l9:l10:l11:l12:l13:)) },
+]
 
-/// The key of the root of `arity` and of the leaf at `position`.
-private func rootKey(_ arity: Int) -> BindingKey {
-    switch arity {
-    case 1: BindingKey(ArityRoot1.self)
-    case 2: BindingKey(ArityRoot2.self)
-    case 3: BindingKey(ArityRoot3.self)
-    case 4: BindingKey(ArityRoot4.self)
-    case 5: BindingKey(ArityRoot5.self)
-    case 6: BindingKey(ArityRoot6.self)
-    case 7: BindingKey(ArityRoot7.self)
-    case 8: BindingKey(ArityRoot8.self)
-    case 9: BindingKey(ArityRoot9.self)
-    case 10: BindingKey(ArityRoot10.self)
-    case 11: BindingKey(ArityRoot11.self)
-    case 12: BindingKey(ArityRoot12.self)
-    case 13: BindingKey(ArityRoot13.self)
-    case 14: BindingKey(ArityRoot14.self)
-    default: BindingKey(Int.self)
-    }
-}
+/// The key of the leaf at each position.
+private let leafKeys: [BindingKey] = [
+    BindingKey(ArityLeaf0.self),
+    BindingKey(ArityLeaf1.self),
+    BindingKey(ArityLeaf2.self),
+    BindingKey(ArityLeaf3.self),
+    BindingKey(ArityLeaf4.self),
+    BindingKey(ArityLeaf5.self),
+    BindingKey(ArityLeaf6.self),
+    BindingKey(ArityLeaf7.self),
+    BindingKey(ArityLeaf8.self),
+    BindingKey(ArityLeaf9.self),
+    BindingKey(ArityLeaf10.self),
+    BindingKey(ArityLeaf11.self),
+    BindingKey(ArityLeaf12.self),
+    BindingKey(ArityLeaf13.self),
+]
 
-private func leafKey(_ position: Int) -> BindingKey {
-    switch position {
-    case 0: BindingKey(ArityLeaf0.self)
-    case 1: BindingKey(ArityLeaf1.self)
-    case 2: BindingKey(ArityLeaf2.self)
-    case 3: BindingKey(ArityLeaf3.self)
-    case 4: BindingKey(ArityLeaf4.self)
-    case 5: BindingKey(ArityLeaf5.self)
-    case 6: BindingKey(ArityLeaf6.self)
-    case 7: BindingKey(ArityLeaf7.self)
-    case 8: BindingKey(ArityLeaf8.self)
-    case 9: BindingKey(ArityLeaf9.self)
-    case 10: BindingKey(ArityLeaf10.self)
-    case 11: BindingKey(ArityLeaf11.self)
-    case 12: BindingKey(ArityLeaf12.self)
-    case 13: BindingKey(ArityLeaf13.self)
-    default: BindingKey(Int.self)
-    }
+/// The root of `arity` (1 to 14).
+private func root(_ arity: Int) throws -> RootShape {
+    try #require(roots[arity])
 }
 
 /// Every (arity, position) pair.
@@ -468,7 +440,7 @@ struct EveryArityTests {
             modules: [
                 ClosureModule { binder in
                     bindLeaves(binder, count: arity, position: position, as: leaf, builds: builds)
-                    bindRoot(binder, arity: arity)
+                    roots[arity]?.bind(binder)
                 }
             ],
             configuration: Injector.Configuration(validatesOnCreation: false)
@@ -477,11 +449,12 @@ struct EveryArityTests {
 
     @Test("a missing dependency at any position is notBound, with the path root -> leaf", arguments: positions)
     func missing(arity: Int, position: Int) throws {
+        let shape = try root(arity)
         let injector = try Self.injector(arity: arity, position: position, leaf: .missing)
         for _ in 0..<2 {
-            let error = #expect(throws: ProvisionError.self) { try resolveRoot(injector, arity: arity) }
+            let error = #expect(throws: ProvisionError.self) { try shape.resolve(injector) }
             #expect(error?.code == .notBound)
-            #expect(error?.path == [rootKey(arity), leafKey(position)])
+            #expect(error?.path == [shape.key, leafKeys[position]])
         }
         let validation = #expect(throws: ProvisionError.self) { try injector.validate() }
         #expect(validation != nil)
@@ -490,22 +463,24 @@ struct EveryArityTests {
     @Test(
         "a dependency that throws at any position is factoryFailed, with the path and the cause", arguments: positions)
     func throwing(arity: Int, position: Int) throws {
+        let shape = try root(arity)
         let injector = try Self.injector(arity: arity, position: position, leaf: .throwing)
         for _ in 0..<2 {
-            let error = #expect(throws: ProvisionError.self) { try resolveRoot(injector, arity: arity) }
+            let error = #expect(throws: ProvisionError.self) { try shape.resolve(injector) }
             #expect(error?.code == .factoryFailed)
-            #expect(error?.key == leafKey(position))
-            #expect(error?.path == [rootKey(arity), leafKey(position)])
+            #expect(error?.key == leafKeys[position])
+            #expect(error?.path == [shape.key, leafKeys[position]])
             #expect(error?.cause is LeafFailure)
         }
     }
 
     @Test("a singleton at any position is shared by every root; the others are new each time", arguments: positions)
     func singleton(arity: Int, position: Int) throws {
+        let shape = try root(arity)
         let builds = Counter()
         let injector = try Self.injector(arity: arity, position: position, leaf: .singleton, builds: builds)
-        let first = try resolveRoot(injector, arity: arity).leaves
-        let second = try resolveRoot(injector, arity: arity).leaves
+        let first = try shape.resolve(injector).leaves
+        let second = try shape.resolve(injector).leaves
         #expect(first.count == arity)
         for index in 0..<arity {
             #expect((first[index] === second[index]) == (index == position))
@@ -515,6 +490,7 @@ struct EveryArityTests {
 
     @Test("8 threads racing the first request build the singleton at any position exactly once", arguments: 1...14)
     func firstRequestRace(arity: Int) throws {
+        let shape = try root(arity)
         for position in [0, arity / 2, arity - 1] {
             let builds = Counter()
             let injector = try Self.injector(arity: arity, position: position, leaf: .singleton, builds: builds)
@@ -523,7 +499,7 @@ struct EveryArityTests {
             let failures = Counter()
             let finished = runThreads(8) { _ in
                 barrier.arriveAndWait()
-                guard let root = try? resolveRoot(injector, arity: arity) else {
+                guard let root = try? shape.resolve(injector) else {
                     failures.increment()
                     return
                 }
