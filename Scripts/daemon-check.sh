@@ -6,9 +6,11 @@
 # service that started stopped, after the last job, in exactly the reverse order of starting.
 # Exits non-zero with the reason and the end of the daemon's output otherwise.
 #
-# Usage: Scripts/daemon-check.sh [--seconds S] [--timeout T]
-#   --seconds  how long the daemon runs before SIGTERM (default 3)
-#   --timeout  how long it may take to exit after SIGTERM before it counts as hung (default 30)
+# Usage: Scripts/daemon-check.sh [--seconds S] [--timeout T] [--no-build]
+#   --seconds   how long the daemon runs before SIGTERM (default 3)
+#   --timeout   how long it may take to exit after SIGTERM before it counts as hung (default 30)
+#   --no-build  use the release binary already built in PROVISION_RELEASE_SCRATCH (Scripts/test.sh's);
+#               without it, the daemon is built in debug
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,18 +28,23 @@ fatal() {
 
 seconds=3
 timeout=30
+build=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
         --timeout) timeout="$2"; shift 2 ;;
-        *) fatal "unknown option $1 (usage: Scripts/daemon-check.sh [--seconds S] [--timeout T])" ;;
+        --no-build) build=0; shift ;;
+        *) fatal "unknown option $1 (usage: Scripts/daemon-check.sh [--seconds S] [--timeout T] [--no-build])" ;;
     esac
 done
 
-# Debug, with the flags of Scripts/test.sh's build: there, this reuses what that build made.
-log "Building job-daemon"
-swift build --product job-daemon -Xswiftc -warnings-as-errors || fatal "build"
-binary="$(swift build --show-bin-path)/job-daemon"
+if [ "$build" = "1" ]; then
+    log "Building job-daemon (debug)"
+    swift build --product job-daemon -Xswiftc -warnings-as-errors || fatal "build"
+    binary="$(swift build --show-bin-path)/job-daemon"
+else
+    binary="${PROVISION_RELEASE_SCRATCH:-.build}/release/job-daemon"
+fi
 [ -x "$binary" ] || fatal "missing $binary"
 
 output=$(mktemp)

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Runs everything CI checks, in order: formatting, source rules; the builds (debug with di-bench,
-# sanitized, then the perturbed stress tool in the foreground; the server's and the stress tool's
-# release builds in the background beside them); the test suite with warnings as errors,
-# the documentation (DocC, no warnings), the protocol models (spin; Scripts/model-check.sh),
-# the test suite again under ThreadSanitizer and under AddressSanitizer, the stress run (release, then
+# Runs everything CI checks, in order: formatting, source rules; the builds (the test suite's, under
+# AddressSanitizer and under ThreadSanitizer, in the foreground; the release builds of the server, the
+# daemon and the stress tool in the background beside them; then di-bench's debug build and the perturbed
+# stress tool's in the background beside the first test steps); the test suite under AddressSanitizer
+# (warnings as errors, as every build here), the documentation (DocC, no warnings), the protocol models
+# (spin; Scripts/model-check.sh), the test suite under ThreadSanitizer, the stress run (release, then
 # random graphs under schedule perturbation for half as long, then under ThreadSanitizer), the example
-# daemon's SIGTERM check, a di-bench smoke run (debug build), and the example server over PostgreSQL
-# under load (Scripts/server-check.sh: both wirings compared, SIGTERM during load). Fails loudly on the
-# first failure.
+# daemon's SIGTERM check, a di-bench smoke run (debug build), and the example server over PostgreSQL under
+# load (Scripts/server-check.sh: both wirings compared, SIGTERM during load). Fails loudly on the first
+# failure. Each step's line starts with the seconds since the start.
 #
 # Usage: Scripts/test.sh                    # everything
 #        SKIP_TSAN=1 Scripts/test.sh          # skip the ThreadSanitizer passes (local iterations only)
-#        SKIP_ASAN=1 Scripts/test.sh          # skip the AddressSanitizer pass (local iterations only)
+#        SKIP_ASAN=1 Scripts/test.sh          # the first test run uninstrumented (local iterations only)
 #        STRESS_SECONDS=10 Scripts/test.sh    # shorter stress runs (CI uses the default: 60 s, perturbed 30 s)
 set -euo pipefail
 
@@ -78,40 +79,54 @@ build_product() {
     swift build --product "$product" "$@" -Xswiftc -warnings-as-errors || fatal "build of $product ($*)"
 }
 
-log "Release builds in the background (scratch path .build-release): todo-server, provision-stress"
+# Builds in the background: each lane runs its builds in order, into a log of its own, and `finish_lane`
+# waits for it where a step needs what it built (and fails with the end of its log when a build failed).
+declare -A lane_pids=()
+start_lane() {
+    local name="$1"
+    shift
+    "$@" >"$root/.build/$name-builds.txt" 2>&1 &
+    lane_pids[$name]=$!
+}
+finish_lane() {
+    local name="$1" pid="${lane_pids[$1]:-}"
+    [ -n "$pid" ] || return 0
+    wait "$pid" || { tail -n 40 "$root/.build/$name-builds.txt" >&2; fatal "$name builds (log: .build/$name-builds.txt)"; }
+    unset "lane_pids[$name]"
+    log "Background $name builds done"
+}
+trap 'for pid in "${lane_pids[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
+
+log "Release builds in the background (scratch path .build-release): todo-server, provision-stress, job-daemon"
 # They share no scratch path with the builds in the foreground, which they overlap: two builds keep both
-# cores busy where one alone waits on a single long compile or a link. The tests run once all of them
-# are done. Scripts/stress.sh and Scripts/server-check.sh use these binaries (PROVISION_RELEASE_SCRATCH).
+# cores busy where one alone waits on a single long compile or a link. Scripts/stress.sh,
+# Scripts/daemon-check.sh and Scripts/server-check.sh use these binaries (PROVISION_RELEASE_SCRATCH).
 # di-bench is not among them: its module alone takes 11.5 minutes of CPU to optimize (about 2,500
 # generated bindings, each in four implementations), a quarter of the run's CPU. CI builds it in debug
-# instead, with the tests (2.5 minutes of CPU with its dependencies), and its smoke run checks that every
-# scenario runs to completion in every column. Its figures come from the release build of the README's
-# `swift run -c release di-bench`, on a quiet machine.
+# instead (below), and its smoke run checks that every scenario runs to completion in every column. Its
+# figures come from the release build of the README's `swift run -c release di-bench`, on a quiet machine.
 export PROVISION_RELEASE_SCRATCH=.build-release
-release_log="$root/.build/release-builds.txt"
-(
+release_lane() {
     set -e
-    for product in todo-server provision-stress; do
+    for product in todo-server provision-stress job-daemon; do
         swift build -c release --product "$product" --scratch-path .build-release -Xswiftc -warnings-as-errors
     done
-) >"$release_log" 2>&1 &
-release_pid=$!
-release_builds() {
-    if [ -n "$release_pid" ]; then
-        wait "$release_pid" || { tail -n 40 "$release_log" >&2; fatal "release builds (log: $release_log)"; }
-        release_pid=""
-        log "Release builds done"
-    fi
 }
-trap '[ -n "${release_pid:-}" ] && kill "$release_pid" 2>/dev/null || true' EXIT
+start_lane release release_lane
 
-log "Debug builds (-warnings-as-errors): the test bundle, the depth probe, job-daemon, di-bench"
-# Not every product: provision-stress and todo-server are built in release above, with the same flags.
-for product in ProvisionPackageTests DepthProbe job-daemon di-bench; do
-    build_product "$product"
-done
-
-# The sanitized test bundles, built now (the tests run after the release builds, on a quiet machine).
+# The test suite runs twice, each time from a debug build with warnings as errors: under AddressSanitizer
+# (the core and every integration but ProvisionHummingbird), then under ThreadSanitizer (all of it). A
+# third, uninstrumented build would run the same code with the same assertions: the sanitizers only add
+# checks. With SKIP_ASAN=1 (local iterations), the first run is an uninstrumented debug build instead.
+if [ "${SKIP_ASAN:-0}" != "1" ]; then
+    log "AddressSanitizer builds (scratch path .build-asan): the test bundle, the depth probe"
+    build_product ProvisionPackageTests --sanitize=address --scratch-path .build-asan
+    build_product DepthProbe --sanitize=address --scratch-path .build-asan
+else
+    log "Debug builds: the test bundle, the depth probe (SKIP_ASAN=1: without AddressSanitizer)"
+    build_product ProvisionPackageTests
+    build_product DepthProbe
+fi
 if [ "${SKIP_TSAN:-0}" != "1" ]; then
     log "ThreadSanitizer builds (scratch path .build-tsan): the whole test bundle, with ProvisionHummingbird's"
     PROVISION_SKIP_HUMMINGBIRD_TESTS=0 build_product ProvisionPackageTests --sanitize=thread --scratch-path .build-tsan
@@ -119,22 +134,49 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
     # Scripts/stress.sh --tsan's build (the same flags).
     PROVISION_SKIP_HUMMINGBIRD_TESTS=0 build_product provision-stress --sanitize=thread --scratch-path .build-tsan
 fi
+
+log "Late builds in the background: di-bench (debug, scratch path .build-bench), provision-stress perturbed"
+# The test steps below run one test at a time and mostly keep one core busy: these builds take the other.
+# They have scratch paths of their own, because SwiftPM locks a scratch path for one command at a time.
+# The perturbed stress run and the di-bench smoke run wait for them.
+late_lane() {
+    set -e
+    swift build --product di-bench --scratch-path .build-bench -Xswiftc -warnings-as-errors
+    # Scripts/stress.sh --perturb uses this build (the same flags as its own).
+    swift build --product provision-stress -c release --scratch-path .build-perturb -Xswiftc -DPROVISION_PERTURB \
+        -Xswiftc -warnings-as-errors
+}
+start_lane late late_lane
+
+finish_lane release
+
+# Runs the test suite built above and fails unless it reports passing tests (and, under a sanitizer, no
+# report of it). Usage: run_tests NAME SCRATCH [SANITIZER REPORT_PATTERN] (a sanitizer's options in the
+# environment)
+run_tests() {
+    local name="$1" scratch="$2" sanitizer="${3:-}" pattern="${4:-}" output="$root/.build/tests-${3:-uninstrumented}.txt"
+    local flags=(--skip-build --no-parallel --scratch-path "$scratch")
+    [ -n "$sanitizer" ] && flags+=(--sanitize="$sanitizer")
+    log "Tests ($name, scratch path $scratch)"
+    # One test at a time: a sanitizer slows every thread several times over, and tests that block a thread
+    # of Swift's two-thread cooperative pool while they wait (joining threads, barriers) would starve the
+    # async tests running beside them past their time limits.
+    swift test "${flags[@]}" 2>&1 | tee "$output" || fatal "tests ($name)"
+    if [ -n "$pattern" ] && grep -q "$pattern" "$output"; then fatal "$name reported a problem (see above)"; fi
+    grep -qE 'Test run with [0-9]+ tests? .*passed' "$output" || fatal "the $name run did not report passing tests"
+}
+
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
-    log "AddressSanitizer builds (scratch path .build-asan)"
-    build_product ProvisionPackageTests --sanitize=address --scratch-path .build-asan
-    build_product DepthProbe --sanitize=address --scratch-path .build-asan
+    # Leak detection is off: the Swift runtime's own caches (metadata, conformances) live until exit by
+    # design. Object lifetimes are checked by the tests' deinit counters instead.
+    # ProvisionHummingbird's tests are left out here: they would build swift-nio, async-http-client and
+    # BoringSSL once more, with AddressSanitizer, for a library without unsafe code of its own.
+    # AddressSanitizer is for the core's unsafe pointers, unmanaged references and atomics;
+    # ProvisionHummingbird's tests run under ThreadSanitizer below.
+    ASAN_OPTIONS="detect_leaks=0 halt_on_error=1" run_tests "debug, AddressSanitizer" .build-asan address "ERROR: AddressSanitizer"
+else
+    run_tests "debug" .build
 fi
-
-log "Release build beside the background ones: provision-stress perturbed (scratch path .build-perturb)"
-# Scripts/stress.sh --perturb uses this build (the same flags as its own).
-build_product provision-stress -c release --scratch-path .build-perturb -Xswiftc -DPROVISION_PERTURB
-
-release_builds
-
-log "Tests (debug)"
-# One test at a time (see sanitized_tests below for why).
-swift test --skip-build --no-parallel 2>&1 | tee "$root/.build/test-output.txt" || fatal "tests"
-grep -qE 'Test run with [0-9]+ tests? .*passed' "$root/.build/test-output.txt" || fatal "the test run did not report passing tests"
 
 log "Documentation (DocC catalog and doc comments, no warnings)"
 # Every symbol link must resolve and every parameter be documented. Skipped, saying so, where the
@@ -169,39 +211,15 @@ log "Protocol models (Scripts/model-check.sh: spin, every interleaving; then DEF
 Scripts/model-check.sh || fatal "model check"
 Scripts/model-check.sh --defects || fatal "model check: a defect put back was not found"
 
-# Runs the test suite under one sanitizer (built above, in its own scratch path), and fails on any report.
-# Usage: sanitized_tests NAME SANITIZER SCRATCH REPORT_PATTERN (the sanitizer's options in the environment)
-sanitized_tests() {
-    local name="$1" sanitizer="$2" scratch="$3" pattern="$4" output="$root/.build/$2-output.txt"
-    log "Tests under $name (scratch path $scratch)"
-    # One test at a time: a sanitizer slows every thread several times over, and tests that block a thread
-    # of Swift's two-thread cooperative pool while they wait (joining threads, barriers) would starve the
-    # async tests running beside them past their time limits.
-    swift test --skip-build --no-parallel --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | tee "$output" \
-        || fatal "tests under $name"
-    if grep -q "$pattern" "$output"; then fatal "$name reported a problem (see above)"; fi
-    grep -qE 'Test run with [0-9]+ tests? .*passed' "$output" || fatal "the $name run did not report passing tests"
-}
-
 if [ "${SKIP_TSAN:-0}" != "1" ]; then
     PROVISION_SKIP_HUMMINGBIRD_TESTS=0 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-        sanitized_tests ThreadSanitizer thread .build-tsan "WARNING: ThreadSanitizer"
-fi
-
-if [ "${SKIP_ASAN:-0}" != "1" ]; then
-    # Leak detection is off: the Swift runtime's own caches (metadata, conformances) live until exit by
-    # design. Object lifetimes are checked by the tests' deinit counters instead.
-    # The core, ProvisionLogging and ProvisionServiceLifecycle: not ProvisionHummingbird's tests, which
-    # would build swift-nio, async-http-client and BoringSSL once more, with AddressSanitizer, for a library
-    # without unsafe code of its own. AddressSanitizer is for the core's unsafe pointers, unmanaged
-    # references and atomics; ProvisionHummingbird's tests run under ThreadSanitizer above.
-    ASAN_OPTIONS="detect_leaks=0 halt_on_error=1" \
-        sanitized_tests AddressSanitizer address .build-asan "ERROR: AddressSanitizer"
+        run_tests "debug, ThreadSanitizer" .build-tsan thread "WARNING: ThreadSanitizer"
 fi
 
 log "Stress run (release, ${STRESS_SECONDS:-60} s)"
 Scripts/stress.sh --seconds "${STRESS_SECONDS:-60}" || fatal "stress run"
 
+finish_lane late
 log "Stress run of random graphs under schedule perturbation ($(( ${STRESS_SECONDS:-60} / 2 )) s)"
 Scripts/stress.sh --perturb --seconds "$(( ${STRESS_SECONDS:-60} / 2 ))" || fatal "perturbed stress run"
 
@@ -212,11 +230,11 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
 fi
 
 log "Example daemon: graceful shutdown on SIGTERM (Scripts/daemon-check.sh)"
-Scripts/daemon-check.sh || fatal "daemon check"
+Scripts/daemon-check.sh --no-build || fatal "daemon check"
 
 log "di-bench smoke run (debug build, --quick)"
 # Every scenario in every column, to completion (the debug build's figures mean nothing: see above).
-bench_output=$("$root/.build/debug/di-bench" --quick --allow-debug) || { printf '%s\n' "$bench_output"; fatal "di-bench --quick"; }
+bench_output=$("$root/.build-bench/debug/di-bench" --quick --allow-debug) || { printf '%s\n' "$bench_output"; fatal "di-bench --quick"; }
 printf '%s\n' "$bench_output"
 completion=$(printf '%s\n' "$bench_output" | grep -E '^scenarios: [0-9]+, completed: [0-9]+$' || true)
 [ -n "$completion" ] || fatal "di-bench printed no completion line"
