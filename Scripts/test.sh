@@ -136,7 +136,8 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
 fi
 
 log "Late builds in the background: di-bench (debug, scratch path .build-bench), provision-stress perturbed"
-# The test steps below run one test at a time and mostly keep one core busy: these builds take the other.
+# The test steps below run one test at a time and mostly keep one core busy: these builds, and the
+# release builds if they are still running, take the other.
 # They have scratch paths of their own, because SwiftPM locks a scratch path for one command at a time.
 # The perturbed stress run and the di-bench smoke run wait for them.
 late_lane() {
@@ -147,8 +148,6 @@ late_lane() {
         -Xswiftc -warnings-as-errors
 }
 start_lane late late_lane
-
-finish_lane release
 
 # Runs the test suite built above and fails unless it reports passing tests (and, under a sanitizer, no
 # report of it). Usage: run_tests NAME SCRATCH [SANITIZER REPORT_PATTERN] (a sanitizer's options in the
@@ -216,6 +215,8 @@ if [ "${SKIP_TSAN:-0}" != "1" ]; then
         run_tests "debug, ThreadSanitizer" .build-tsan thread "WARNING: ThreadSanitizer"
 fi
 
+# The tests above ran beside the release builds' end; the stress runs and the checks below need them.
+finish_lane release
 log "Stress run (release, ${STRESS_SECONDS:-60} s)"
 Scripts/stress.sh --seconds "${STRESS_SECONDS:-60}" || fatal "stress run"
 
