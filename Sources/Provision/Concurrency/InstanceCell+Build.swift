@@ -23,7 +23,9 @@ extension InstanceCell {
     /// frame records the gate the build holds (see ``WaitGraph``).
     @usableFromInline
     func factoryContext(_ context: ResolutionContext, gate: SingletonGate) -> ResolutionContext {
-        isScoped ? context.enteringScoped(key, gate: gate) : context.enteringSingleton(key, gate: gate)
+        isScoped
+            ? context.enteringScoped(key, cell: ObjectIdentifier(self), gate: gate)
+            : context.enteringSingleton(key, cell: ObjectIdentifier(self), gate: gate)
     }
 
     /// Decides, under the gate host's lock, whether the instance is ready, being built, or to be built
@@ -127,9 +129,10 @@ extension InstanceCell {
     /// Called when ``value`` was `nil`. Runs `make` (the user's factory) on this thread, before it
     /// returns, with no lock held.
     ///
-    /// A thread never waits on its own gate: the key is pushed onto the resolution context before the
+    /// A thread never waits on its own gate: the cell is pushed onto the resolution context before the
     /// factory runs, and a re-entrant request finds it there and throws a cycle error before it reaches
-    /// the gate.
+    /// the gate. (The cell, not its key: another injector's binding of the same type, or the same scoped
+    /// binding in another scope, is another instance.)
     ///
     /// Not inlinable: every binding's plan can reach it (whether a binding is a singleton or scoped is
     /// known only when it is linked), and a specialized copy in each would cost compile time and code
@@ -142,8 +145,13 @@ extension InstanceCell {
     ) throws(ProvisionError) -> T {
         // A request made inside a factory through the injector continues the factory's path: the
         // factory's closure prepends its own key to the error as it passes through.
+        // A singleton's build takes more stack than a plan (the gate, the factory's frames): check at each
+        // one, not only at the plans' checks every few levels (see StackGuard), so that a chain of
+        // singletons stops with depthExceeded in an unoptimized build too. Once per build: a built
+        // singleton is served without coming here.
+        try StackGuard.check(key)
         let context = context.continuingAmbient()
-        if context.contains(key) {
+        if context.contains(cell: ObjectIdentifier(self)) {
             throw ProvisionError.cycle(key, path: [key])
         }
         let host = gateHost
@@ -194,7 +202,7 @@ extension InstanceCell {
         // A request made inside a factory through the injector continues the factory's path: the
         // factory's closure prepends its own key to the error as it passes through.
         let context = context.continuingAmbient()
-        if context.contains(key) {
+        if context.contains(cell: ObjectIdentifier(self)) {
             throw ProvisionError.cycle(key, path: [key])
         }
         let me = ExecutionIdentity.current
@@ -248,7 +256,7 @@ extension InstanceCell {
     /// blocking a thread.
     func awaitBuildInProgress(_ context: ResolutionContext) async throws(ProvisionError) {
         let context = context.continuingAmbient()
-        if context.contains(key) { return } // the synchronous plan reports the cycle
+        if context.contains(cell: ObjectIdentifier(self)) { return } // the synchronous plan reports the cycle
         let id = ObjectIdentifier(self)
         let host = gateHost
         let gate = host.withGates { gates in gates[id]?.gate }

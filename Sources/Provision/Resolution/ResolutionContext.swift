@@ -41,6 +41,19 @@ struct ResolutionContext: Sendable {
         return false
     }
 
+    /// Whether the instance cell `cell` is being built further up this resolution: a request that comes
+    /// back to it is a cycle. Compared by the cell, not its key: another injector's binding of the same
+    /// type (a tenant's configuration reading the global one, a child decorating its parent's binding),
+    /// or the same scoped binding in another scope, is another instance, and waiting for it is no cycle.
+    func contains(cell: ObjectIdentifier) -> Bool {
+        var current = frame
+        while let node = current {
+            if node.cell == cell { return true }
+            current = node.parent
+        }
+        return false
+    }
+
     /// The keys of the dynamic frames, outermost first.
     var keys: [BindingKey] {
         var keys: [BindingKey] = []
@@ -88,13 +101,15 @@ struct ResolutionContext: Sendable {
 
     /// The context for building the singleton `key` behind `gate`: a singleton outlives every scope, so
     /// nothing built for it may come from the request's scope.
-    func enteringSingleton(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {
-        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: true, gate: gate), scope: nil)
+    func enteringSingleton(_ key: BindingKey, cell: ObjectIdentifier, gate: SingletonGate) -> ResolutionContext {
+        ResolutionContext(
+            frame: PathFrame(key: key, parent: frame, isSingleton: true, cell: cell, gate: gate), scope: nil)
     }
 
     /// The context for building the scoped instance `key` behind `gate`, in the request's scope.
-    func enteringScoped(_ key: BindingKey, gate: SingletonGate) -> ResolutionContext {
-        ResolutionContext(frame: PathFrame(key: key, parent: frame, isSingleton: false, gate: gate), scope: scope)
+    func enteringScoped(_ key: BindingKey, cell: ObjectIdentifier, gate: SingletonGate) -> ResolutionContext {
+        ResolutionContext(
+            frame: PathFrame(key: key, parent: frame, isSingleton: false, cell: cell, gate: gate), scope: scope)
     }
 
     /// The gates held by the builds on this path (the singletons and scoped instances being built above
@@ -154,13 +169,24 @@ final class PathFrame: Sendable {
     let parent: PathFrame?
     /// Whether the frame is a singleton's build (see ``ResolutionContext/enclosingSingleton``).
     let isSingleton: Bool
+    /// For the build of a singleton or scoped instance: the instance cell being built (see
+    /// ``ResolutionContext/contains(cell:)``). The cell outlives the frame: it is freed with its node or
+    /// its scope, after every build of it has returned.
+    let cell: ObjectIdentifier?
     /// For the build of a singleton or scoped instance: the gate this build holds.
     let gate: SingletonGate?
 
-    init(key: BindingKey, parent: PathFrame?, isSingleton: Bool, gate: SingletonGate? = nil) {
+    init(
+        key: BindingKey,
+        parent: PathFrame?,
+        isSingleton: Bool,
+        cell: ObjectIdentifier? = nil,
+        gate: SingletonGate? = nil
+    ) {
         self.key = key
         self.parent = parent
         self.isSingleton = isSingleton
+        self.cell = cell
         self.gate = gate
     }
 }

@@ -53,7 +53,9 @@ struct AsyncReentryTests {
             Issue.record("expected a cycle error")
         } catch {
             #expect(error.code == .cycle)
-            #expect(error.description.contains("Loop -> Other -> Loop"), "\(error)")
+            #expect(
+                error.description.contains(
+                    "AsyncReentryTests.Loop -> AsyncReentryTests.Other -> AsyncReentryTests.Loop"), "\(error)")
         }
     }
 
