@@ -40,7 +40,11 @@ extension Node {
     /// gain nothing), publishes that, and resolves.
     @usableFromInline @inline(never)
     func makeProgram(_ context: ResolutionContext) throws(ProvisionError) -> T {
-        let made = ProgramBuilder.program(for: self)
+        var lackedStack = false
+        let made = ProgramBuilder.program(for: self, lackedStack: &lackedStack)
+        // Too deep in this thread's stack to build it: this request runs the plan (which checks the stack
+        // as it goes), and the node stays allowed a program, for a request with more stack.
+        if lackedStack { return try resolveThroughPlan(context) }
         let word = made.map { AtomicReference.bits(Unmanaged.passRetained($0)) } ?? ProgramState.none
         let (exchanged, current) = linkedProgram.compareExchange(
             expected: ProgramState.allowed,

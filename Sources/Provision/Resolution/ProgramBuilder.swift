@@ -1,3 +1,4 @@
+import CProvisionStack
 import Synchronization
 
 /// Makes a node's ``Program``: walks the node's linked subgraph depth first, as its plan would run, and
@@ -76,6 +77,9 @@ final class ProgramBuilder {
     /// The instructions decided on so far: the ones made, and the ones their nodes will make (a node's
     /// instruction is made after its dependencies').
     private var planned = 0
+    /// Whether building stopped because the thread's stack ran low (see
+    /// ``program(for:limit:lackedStack:)``).
+    private var lackedStack = false
 
     private init(limit: Int) {
         self.limit = limit
@@ -86,6 +90,16 @@ final class ProgramBuilder {
     /// would be an instruction (its plan then does as well), or when its recipe gives no instruction after
     /// all.
     static func program<T>(for root: Node<T>, limit: Int = instructionLimit) -> Program<T>? {
+        var lackedStack = false
+        return program(for: root, limit: limit, lackedStack: &lackedStack)
+    }
+
+    /// ``program(for:limit:)``, which also says whether it gave up for lack of stack: building walks the
+    /// subgraph recursively, one level of this thread's stack per instruction (several kilobytes per
+    /// level in a debug build), so it stops where a resolution would stop with `depthExceeded`, while
+    /// the thread still has ``StackGuard/margin`` left. The request then runs the plans, which check the
+    /// stack as they go; a later request, on a thread with more stack, may build the program.
+    static func program<T>(for root: Node<T>, limit: Int = instructionLimit, lackedStack: inout Bool) -> Program<T>? {
         guard root.height >= minimumHeight.load(ordering: .relaxed) else { return nil }
         let builder = ProgramBuilder(limit: limit)
         let kinds = builder.kinds(of: root)
@@ -95,6 +109,7 @@ final class ProgramBuilder {
         do {
             try builder.emit(root, kinds: kinds)
         } catch {
+            lackedStack = builder.lackedStack
             return nil
         }
         let count = builder.instructions.count
@@ -133,6 +148,12 @@ final class ProgramBuilder {
 
     /// Emits `node`'s instructions: its stacked dependencies', then its own.
     private func emit<T>(_ node: Node<T>, kinds: [Kind]? = nil) throws(ProvisionError) {
+        // One level deeper in the walk (emit, link, reference, emit): stop while the stack still has the
+        // margin a resolution keeps, instead of overflowing it.
+        guard c_provision_stack_remaining() >= StackGuard.margin else {
+            lackedStack = true
+            throw ProvisionError.recovered(ProgramUnavailable())
+        }
         frames.append(Frame(kinds: kinds ?? self.kinds(of: node)))
         let linked = try node.link(.program(self), node)
         frames.removeLast()
