@@ -23,7 +23,7 @@ enum TypeName {
         if let dictionary = type as? any DictionaryType.Type {
             return "[\(describe(dictionary.keyType)): \(describe(dictionary.valueType))]"
         }
-        let name = String(describing: type)
+        let name = qualifiedName(of: type)
         switch metadataKind(of: type) {
         case existentialKind, extendedExistentialKind:
             // `Any` and `AnyObject` are spelled without `any` in practice.
@@ -37,6 +37,53 @@ enum TypeName {
     }
 
     /// The type as a metatype expression in source: `Car.self`, `(any Store).self`, `Car?.self`.
+    /// The type's name as it is written outside its module: with the types it is nested in
+    /// (`Payments.Config`, where `String(describing:)` prints `Config` for both `Payments.Config` and
+    /// `Storage.Config`), and without module names (`Box<Int>`, not `Shop.Box<Swift.Int>`).
+    ///
+    /// A type private to a file, or local to a function, prints an unspellable context in its place
+    /// (`(Config in _4C7A...)`, `(unknown context at $...)`): such names keep the short form.
+    static func qualifiedName(of type: any Any.Type) -> String {
+        let reflected = String(reflecting: type)
+        guard reflected.contains("."), !reflected.contains("(unknown context at "), !reflected.contains(" in _") else {
+            return String(describing: type)
+        }
+        return withoutModules(reflected)
+    }
+
+    /// `reflected` with the first component of each dotted name removed: the runtime spells every
+    /// nominal type, generic arguments included, from its module (`Swift.Array<Shop.Item>.Type`).
+    static func withoutModules(_ reflected: String) -> String {
+        var result = ""
+        result.reserveCapacity(reflected.utf8.count)
+        var word = Substring()
+        func flush() {
+            // A word that starts with a dot follows a parenthesized type (`((Int) -> ()).Type`).
+            if !word.hasPrefix("."), let dot = word.firstIndex(of: ".") {
+                result += word[word.index(after: dot)...]
+            } else {
+                result += word
+            }
+        }
+        var start = reflected.startIndex
+        var index = start
+        while index < reflected.endIndex {
+            let character = reflected[index]
+            if character.isLetter || character.isNumber || character == "_" || character == "." || character == "$" {
+                index = reflected.index(after: index)
+                continue
+            }
+            word = reflected[start..<index]
+            flush()
+            result.append(character)
+            index = reflected.index(after: index)
+            start = index
+        }
+        word = reflected[start..<index]
+        flush()
+        return result
+    }
+
     static func metatypeExpression(_ type: any Any.Type) -> String {
         let name = describe(type)
         return needsParentheses(name) ? "(\(name)).self" : "\(name).self"

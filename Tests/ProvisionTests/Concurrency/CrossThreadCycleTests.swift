@@ -60,12 +60,14 @@ struct CrossThreadCycleTests {
         let texts = messages.withLock { $0 }
         #expect(texts.contains { $0.contains("another thread") })
         // This thread's own path, once (not repeated by the frames the error passes through).
-        #expect(texts.contains { $0.contains("path: Left -> Right\n") || $0.contains("path: Right -> Left\n") })
+        let (left, right) = ("CrossThreadCycleTests.Left", "CrossThreadCycleTests.Right")
+        #expect(
+            texts.contains { $0.contains("path: \(left) -> \(right)\n") || $0.contains("path: \(right) -> \(left)\n") })
         // The error names both threads' paths: its own (Left -> Right or Right -> Left) and the other's.
         #expect(
             texts.contains {
-                $0.contains("the other thread's path: Left -> Right")
-                    || $0.contains("the other thread's path: Right -> Left")
+                $0.contains("the other thread's path: \(left) -> \(right)")
+                    || $0.contains("the other thread's path: \(right) -> \(left)")
             }
         )
         let longestNanoseconds = longest.withLock { $0 }

@@ -65,7 +65,8 @@ struct DeepFailureTests {
         for attempt in 1...3 {
             let error = #expect(throws: ProvisionError.self) { _ = try injector.get(Root.self) }
             #expect(error?.code == .factoryFailed)
-            #expect(error?.pathDescription == "Root -> Middle -> Flaky")
+            #expect(
+                error?.pathDescription == "DeepFailureTests.Root -> DeepFailureTests.Middle -> DeepFailureTests.Flaky")
             #expect((error?.cause as? ExpectedFailure)?.id == 3)
             #expect(alive.value == 0, "the sibling built for failed attempt \(attempt) is still alive")
             #expect(flakyRuns.value == attempt)

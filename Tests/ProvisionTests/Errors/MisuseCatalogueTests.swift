@@ -42,10 +42,16 @@ struct MisuseCatalogueTests {
             )
             _ = try injector.get(Car.self)
         },
-        Misuse(name: "several missing dependencies", code: .notBound, key: "Engine", path: "Needy -> Engine") {
+        Misuse(
+            name: "several missing dependencies", code: .notBound, key: "Engine",
+            path: "MisuseCatalogueTests.Needy -> Engine"
+        ) {
             _ = try Injector(ClosureModule { $0.bind(Needy.self).to(Needy.init(engine:gearBox:)) }).get(Needy.self)
         },
-        Misuse(name: "a constructor cycle", code: .cycle, key: "Loop", path: "Loop -> Loop") {
+        Misuse(
+            name: "a constructor cycle", code: .cycle, key: "Loop",
+            path: "MisuseCatalogueTests.Loop -> MisuseCatalogueTests.Loop"
+        ) {
             _ = try Injector(ClosureModule { $0.bind(Loop.self).to(Loop.init(loop:)) }).get(Loop.self)
         },
         Misuse(name: "a cycle through a closure", code: .cycle, key: "Engine", path: "Engine -> Engine") {
