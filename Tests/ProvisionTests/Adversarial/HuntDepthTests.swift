@@ -139,21 +139,6 @@ struct HuntDepthTests {
         }
         #expect(result == "ok")
     }
-
-    @Test("a chain of 5,000 async-resolved constructor bindings never crashes", arguments: [5_000])
-    func asyncConstructorChain(depth: Int) async {
-        await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [depth] in
-            let (module, top) = HuntChain.module(depth: depth, scope: .transient)
-            let injector = try Injector(module)
-            do {
-                let value = try await HuntChain.getAsync(injector, top)
-                _ = Unmanaged.passRetained(value as AnyObject)
-                exit(0)
-            } catch let error as ProvisionError where error.code == .depthExceeded {
-                exit(0)
-            }
-        }
-    }
 }
 
 // Flat chains: link `i` is `HuntNode<ID(i)>`, where `ID(i)` spells `i` in binary with nested `HuntB0`/
