@@ -56,31 +56,25 @@ enum TypeName {
     static func withoutModules(_ reflected: String) -> String {
         var result = ""
         result.reserveCapacity(reflected.utf8.count)
-        var word = Substring()
-        func flush() {
+        func append(_ word: Substring) {
             // A word that starts with a dot follows a parenthesized type (`((Int) -> ()).Type`).
-            if !word.hasPrefix("."), let dot = word.firstIndex(of: ".") {
-                result += word[word.index(after: dot)...]
-            } else {
+            guard !word.hasPrefix("."), let dot = word.firstIndex(of: ".") else {
                 result += word
+                return
             }
+            result += word[word.index(after: dot)...]
         }
         var start = reflected.startIndex
-        var index = start
-        while index < reflected.endIndex {
+        for index in reflected.indices {
             let character = reflected[index]
             if character.isLetter || character.isNumber || character == "_" || character == "." || character == "$" {
-                index = reflected.index(after: index)
                 continue
             }
-            word = reflected[start..<index]
-            flush()
+            append(reflected[start..<index])
             result.append(character)
-            index = reflected.index(after: index)
-            start = index
+            start = reflected.index(after: index)
         }
-        word = reflected[start..<index]
-        flush()
+        append(reflected[start...])
         return result
     }
 
