@@ -424,35 +424,6 @@ struct HuntConcurrencyTests {
             if !failures.withLock({ $0 }).isEmpty { break }
         }
     }
-
-    @Test("start() racing 8 threads' first requests: every singleton built once, start succeeds")
-    func startRacingRequests() async throws {
-        for _ in 0..<50 {
-            let counts = HDCounts()
-            let injector = try Injector(Self.diamond(counts, closures: true))
-            let failures = Locked<[String]>([])
-            let barrier = Barrier(count: 8)
-            let threads = Task.detached {
-                try await offPool {
-                    runThreads(8) { index in
-                        barrier.arriveAndWait()
-                        do {
-                            _ = try injector.syncGet(HDTop.self)
-                            _ = try injector.syncGet(HDRight.self)
-                        } catch {
-                            failures.withLock { $0.append("\(error)") }
-                        }
-                    }
-                }
-            }
-            try await injector.start()
-            #expect(try await threads.value)
-            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(2) })")
-            #expect(
-                counts.bottom.value == 1 && counts.left.value == 1 && counts.right.value == 1 && counts.top.value == 1)
-            try await injector.shutdown()
-        }
-    }
 }
 
 struct HuntBoomMessage: Error {
