@@ -2,11 +2,13 @@
 /// requested asynchronously.
 ///
 /// The synchronous ``Linker`` runs first: it finds missing bindings and cycles, and marks every node
-/// whose subgraph has an async factory (``NodeTraits/needsAsync``) or a gate where a request may wait
-/// (``NodeTraits/hasGate``: a singleton or scoped instance it builds). Those nodes get an async plan
-/// made from their recipe's ``Recipe/asyncLink``, which awaits async factories and suspends (never
-/// blocks) where another request is building an instance; any other node's async plan runs its
-/// synchronous plan, which can neither await nor wait.
+/// whose subgraph has an async factory (``NodeTraits/needsAsync``) or builds a singleton
+/// (``NodeTraits/buildsSingleton``). A node with an async factory below gets an async plan made from
+/// its recipe's async form, which awaits the factories and suspends where another request is building
+/// an instance it needs. Every other node is built by its synchronous plan, also in an async request, so
+/// that the gate a synchronous binding's build holds is never held by a suspended build, and a thread
+/// can wait at it (see ``SingletonGate/isAsync``); its async plan first suspends while the instance, or
+/// a singleton below, is being built by another request (see `Node.synchronousAsyncPlan`).
 @usableFromInline
 struct AsyncLinker: Sendable {
     @usableFromInline init() {}
@@ -22,30 +24,26 @@ struct AsyncLinker: Sendable {
             syncPlan = try node.linkReportingFailure()
         }
         let traits = node.traits
-        let sync = PlanReference(syncPlan)
-        guard traits.contains(.needsAsync) || traits.contains(.hasGate) else {
-            return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
+        guard traits.contains(.needsAsync) else {
+            // Built synchronously (see above), after settling the singletons below, if it builds any.
+            guard traits.contains(.buildsSingleton) else {
+                return node.publishAsync(node.synchronousAsyncPlan(PlanReference(syncPlan)))
+            }
+            try StackGuard.check(node.key)
+            if case .async(let plan) = try node.link(.async(self), node) {
+                return node.publishAsync(plan)
+            }
+            // A recipe whose dependencies are not known before it runs (a closure): nothing to settle.
+            return node.publishAsync(node.synchronousAsyncPlan(PlanReference(syncPlan)))
         }
         // Linking recurses once per level of the async part of the graph.
         try StackGuard.check(node.key)
-        if case .async(let plan) = try node.link(.async(self), node) {
-            return node.publishAsync(plan)
-        }
-        guard !traits.contains(.needsAsync) else {
+        guard case .async(let plan) = try node.link(.async(self), node) else {
+            // A recipe with no async form (a type's own `Injectable` declaration, a binding with
+            // arguments) above an async factory.
             throw ProvisionError.asyncUnsupported(node.key)
         }
-        // A recipe with no async form (a type's own `Injectable` declaration, a binding with
-        // arguments): suspend while another request builds the singleton, then run the synchronous plan.
-        guard let cell = node.cell else {
-            return node.publishAsync(AsyncPlan { context throws(ProvisionError) in try sync.make(context) })
-        }
-        return node.publishAsync(
-            AsyncPlan { context throws(ProvisionError) in
-                if let value = cell.value { return value }
-                try await cell.awaitBuildInProgress(context)
-                return try sync.make(context)
-            }
-        )
+        return node.publishAsync(plan)
     }
 
     /// The async plan for the unnamed binding of `type`, a dependency of `dependent`.

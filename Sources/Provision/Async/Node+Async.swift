@@ -27,6 +27,89 @@ extension Node {
         return try await plan.make(context)
     }
 
+    /// The async plan of a node whose construction awaits nothing (no async factory in its static
+    /// subgraph), for a recipe's async pass: see ``synchronousAsyncPlan(_:settling:)``. `.noForm` when
+    /// the node has no synchronous plan, which linking published before this pass.
+    func settlingAsync(_ dependencies: [AsyncSettle]) -> LinkedPlan<T> {
+        guard let plan else { return .noForm }
+        return .async(synchronousAsyncPlan(PlanReference(plan), settling: dependencies))
+    }
+
+    /// The async plan of a node whose construction awaits nothing: it suspends while another request
+    /// builds the instance asked for, then while the singletons below are being built (settling
+    /// `dependencies`, the settle closures of its static dependencies' async plans), then runs the
+    /// synchronous plan.
+    ///
+    /// The build itself is synchronous, even in an async request, so that every gate of a synchronous
+    /// binding is held by a build that never suspends, and a thread can wait at it (see
+    /// ``SingletonGate/isAsync``). Had an async request built it through an async plan, it could hold
+    /// the gate while suspended, and a synchronous request meeting it could neither wait (its thread
+    /// might be one of the cooperative pool that the suspended build needs to resume) nor build.
+    ///
+    /// Settling first keeps async requests from blocking: the synchronous plan finds the singletons
+    /// below built, unless one began building in the moment between (its builder runs synchronous code
+    /// to its end, so the wait is short), or a synchronous closure's own request meets one (a closure's
+    /// requests are synchronous code, which waits). Scoped instances are not settled: only requests of
+    /// the same scope build them.
+    func synchronousAsyncPlan(_ sync: PlanReference<T>, settling dependencies: [AsyncSettle] = [])
+        -> AsyncPlan<T>
+    {
+        let settling = dependencies.isEmpty ? nil : DependencySettling(key: key, dependencies: dependencies)
+        switch scope.kind {
+        case .transient:
+            return AsyncPlan(
+                { context throws(ProvisionError) in
+                    try await settling?.run(context)
+                    return try sync.make(context)
+                },
+                settle: { context throws(ProvisionError) in try await settling?.run(context) }
+            )
+        case .singleton:
+            guard let cell, !cell.isPrebuilt else {
+                return AsyncPlan(
+                    { context throws(ProvisionError) in try sync.make(context) },
+                    settle: { _ throws(ProvisionError) in }
+                )
+            }
+            // Settling a singleton builds it.
+            return AsyncPlan { context throws(ProvisionError) in
+                if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
+                if let address = try await cell.awaitBuildInProgress(context) {
+                    return PublishedValue<T>.value(at: address)
+                }
+                try await settling?.run(context)
+                return try sync.make(context)
+            }
+        case .scoped:
+            // A seed is read from the scope, never built.
+            guard !isSeed else {
+                return AsyncPlan(
+                    { context throws(ProvisionError) in try sync.make(context) },
+                    settle: { _ throws(ProvisionError) in }
+                )
+            }
+            let key = self.key
+            let id = ObjectIdentifier(self)
+            let cellType = InstanceCell<T>.self
+            return AsyncPlan(
+                { [unowned injector] context throws(ProvisionError) in
+                    // Outside a scope, or in a closed one, the synchronous plan throws the error.
+                    if let scope = context.scope,
+                        let cell = try? scope.cell(for: id, key: key, injector: injector, as: cellType)
+                    {
+                        if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
+                        if let address = try await cell.awaitBuildInProgress(context) {
+                            return PublishedValue<T>.value(at: address)
+                        }
+                    }
+                    try await settling?.run(context)
+                    return try sync.make(context)
+                },
+                settle: { context throws(ProvisionError) in try await settling?.run(context) }
+            )
+        }
+    }
+
     /// Wraps an async plan that builds a fresh value with this node's scope: a singleton is built once
     /// per injector and a scoped instance once per scope, through the cell's gate, with async callers
     /// suspending while another request builds it.

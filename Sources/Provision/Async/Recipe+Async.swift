@@ -25,10 +25,10 @@ extension Recipe {
         return recipe
     }
 
-    /// The async plan of a closure binding, async or synchronous (the async pass of its link): the
-    /// closure runs with a ``Resolver`` for the binding's path (a synchronous closure's own requests stay
-    /// synchronous), and a request for the binding's singleton or scoped instance suspends while another
-    /// request builds it. Not inlinable, like ``constructingAsynchronously(_:_:_:)``.
+    /// The async plan of an async closure binding (the async pass of its link): the closure runs with a
+    /// ``Resolver`` for the binding's path, and a request for the binding's singleton or scoped instance
+    /// suspends while another request builds it. Not inlinable, like
+    /// ``constructingAsynchronously(_:_:_:)``.
     @usableFromInline
     static func closingAsynchronously(_ body: @escaping @Sendable (Resolver) async throws -> T, _ node: Node<T>)
         -> LinkedPlan<T>
@@ -63,8 +63,8 @@ extension Recipe {
         )
     }
 
-    /// The async plan of a constructor binding (the async pass of its link, when one of its dependencies
-    /// has an async factory or a gate): the dependencies through their async plans, then `f`. Not
+    /// The async plan of a constructor binding (the async pass of its link, when a dependency it builds
+    /// has an async factory): the dependencies through their async plans, then `f`. Not
     /// inlinable on purpose: the async path is the rare one, and specializing it at every binding would
     /// double the code each `to(...)` generates.
     @usableFromInline
@@ -76,6 +76,12 @@ extension Recipe {
         guard case .async(let linker) = pass else { return .noForm }
         let key = node.key
         let plans = (repeat try linker.plan(for: (each D).self, below: node))
+        guard node.traits.contains(.needsAsync) else {
+            // Built synchronously once the singletons below are (see AsyncLinker).
+            var settles: [AsyncSettle] = []
+            for plan in repeat each plans { settles.append(plan.settle) }
+            return node.settlingAsync(settles)
+        }
         // The synchronous linker linked the node first, and the properties' bindings with it.
         let injection = try node.constructionInjection()
         return .async(
@@ -93,44 +99,49 @@ extension Recipe {
 }
 
 extension Recipe {
-    /// The async plan of a multibinding collection: each element through its own async plan.
+    /// The async pass of a multibinding collection: each element through its own async plan.
     static func collectingAsynchronously<Element>(
         _ elements: [BindingKey],
         of type: Element.Type,
         _ linker: AsyncLinker,
         _ node: Node<T>
-    ) throws(ProvisionError) -> AsyncPlan<T> where T == [Element] {
+    ) throws(ProvisionError) -> LinkedPlan<T> where T == [Element] {
         let key = node.key
         var plans: [AsyncPlan<Element>] = []
         for element in elements {
             plans.append(try linker.plan(for: element, as: Element.self, below: node))
         }
+        guard node.traits.contains(.needsAsync) else { return node.settlingAsync(plans.map(\.settle)) }
         let linked = plans
-        return node.scopedAsync(
-            AsyncPlan { context throws(ProvisionError) in
-                var values: [Element] = []
-                values.reserveCapacity(linked.count)
-                for plan in linked {
-                    values.append(try await plan.make(context, for: key))
+        return .async(
+            node.scopedAsync(
+                AsyncPlan { context throws(ProvisionError) in
+                    var values: [Element] = []
+                    values.reserveCapacity(linked.count)
+                    for plan in linked {
+                        values.append(try await plan.make(context, for: key))
+                    }
+                    return values
                 }
-                return values
-            }
-        )
+            ))
     }
 
-    /// The async plan of a delegating binding: the target through its async plan, then the conversion.
+    /// The async pass of a delegating binding: the target through its async plan, then the conversion.
     static func delegatingAsynchronously<Target>(
         to target: BindingKey,
         as type: Target.Type,
         _ linker: AsyncLinker,
         _ node: Node<T>
-    ) throws(ProvisionError) -> AsyncPlan<T> {
+    ) throws(ProvisionError) -> LinkedPlan<T> {
         let key = node.key
         let plan = try linker.plan(for: target, as: type, below: node)
-        return node.scopedAsync(
-            AsyncPlan { context throws(ProvisionError) in
-                try converted(try await plan.make(context, for: key), key: key)
-            }
+        guard node.traits.contains(.needsAsync) else { return node.settlingAsync([plan.settle]) }
+        return .async(
+            node.scopedAsync(
+                AsyncPlan { context throws(ProvisionError) in
+                    try converted(try await plan.make(context, for: key), key: key)
+                }
+            )
         )
     }
 }

@@ -11,7 +11,9 @@ enum GateAction {
     case wait(SingletonGate)
     /// No one builds it: this request installed the gate and builds.
     case build(SingletonGate)
-    /// Another request builds the instance asynchronously: a synchronous caller must not wait.
+    /// Another request builds the instance asynchronously: a synchronous caller must not wait. Defensive:
+    /// only a binding whose construction awaits is built asynchronously (see ``AsyncLinker``), and its
+    /// synchronous plan never comes to the gate (see `Node.asyncOnlyPlan`).
     case builtAsynchronously
     /// The injector is shutting down: nothing new is built.
     case shutDown
@@ -254,14 +256,20 @@ extension InstanceCell {
     /// Suspends while another request builds the instance, if one does, without building it: for async
     /// requests whose synchronous plan builds it (see ``AsyncLinker``), so that they wait without
     /// blocking a thread.
-    func awaitBuildInProgress(_ context: ResolutionContext) async throws(ProvisionError) {
+    ///
+    /// - Returns: The published instance's address when the build this caller waited for published it;
+    ///   `nil` when there was no build to wait for, or the waiter decides again (see
+    ///   ``publishedAddress(after:waitsAsynchronously:)``): the caller then runs the synchronous plan.
+    /// - Throws: The builder's error; `cancelled` or `timedOut` when the wait ends so.
+    func awaitBuildInProgress(_ context: ResolutionContext) async throws(ProvisionError) -> UnsafeRawPointer? {
         let context = context.continuingAmbient()
-        if context.contains(cell: ObjectIdentifier(self)) { return } // the synchronous plan reports the cycle
+        if context.contains(cell: ObjectIdentifier(self)) { return nil } // the synchronous plan reports the cycle
         let id = ObjectIdentifier(self)
         let host = gateHost
         let gate = host.withGates { gates in gates[id]?.gate }
-        guard let gate else { return }
+        guard let gate else { return nil }
         try await suspend(on: gate, as: ExecutionIdentity.current, in: host, context: context)
+        return try publishedAddress(after: gate, waitsAsynchronously: true)
     }
 
     /// Suspends until `gate`'s build ends, unless waiting would close a cycle of waits; stops waiting at

@@ -32,7 +32,9 @@ final class SingletonGate: Sendable {
     /// Who runs the factory: the building task, or thread outside any task (see ``ExecutionIdentity``).
     let owner: UInt
 
-    /// Whether the factory runs in an async resolution: a synchronous caller never waits for it.
+    /// Whether the build awaits (the binding's construction has an async factory), so that it may hold
+    /// the gate while suspended: a synchronous caller never waits for it. Every other build runs
+    /// synchronously to its end, also in an async request (see ``AsyncLinker``), and threads wait for it.
     let isAsync: Bool
 
     init(owner: UInt, isAsync: Bool) {

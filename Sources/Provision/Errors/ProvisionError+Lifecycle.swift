@@ -21,7 +21,7 @@ extension ProvisionError {
             if let dependency, dependency != key {
                 "it depends on \(dependency), which has an async factory"
             } else if dependency == key {
-                "its factory is async (or it is being built by an async request)"
+                "its factory is async"
             } else {
                 "building it awaits an async factory"
             }

@@ -7,7 +7,7 @@ extension Recipe {
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
                     guard case .async(let linker) = pass else { return .noForm }
-                    return .async(try collectingAsynchronously(elements, of: Element.self, linker, node))
+                    return try collectingAsynchronously(elements, of: Element.self, linker, node)
                 }
                 let key = node.key
                 var plans: [PlanReference<Element>] = []

@@ -157,10 +157,9 @@ final class Linker {
         case .transient:
             break
         case .scoped:
-            // A seed is read from the scope, never built: no gate to wait at.
-            traits.formUnion(node.isSeed ? [.needsScope] : [.needsScope, .hasGate])
+            traits.insert(.needsScope)
         case .singleton:
-            if node.cell?.isPrebuilt != true { traits.insert(.hasGate) }
+            if node.cell?.isPrebuilt != true { traits.insert(.buildsSingleton) }
             if traits.contains(.needsScope), let scoped = dependencies.scoped {
                 throw ProvisionError.captiveDependency(
                     holder: key,

@@ -12,8 +12,8 @@ struct NodeTraits: OptionSet, Sendable {
     static let needsAsync = NodeTraits(rawValue: 1)
     /// Building the node builds a scoped instance: it can only be built inside a scope.
     static let needsScope = NodeTraits(rawValue: 2)
-    /// Building the node may go through a singleton's or scoped instance's gate (its own, or a
-    /// dependency's that it builds), where a caller may have to wait for another request: an async
-    /// request then resolves it through its async plan, which suspends there instead of blocking.
-    static let hasGate = NodeTraits(rawValue: 4)
+    /// Building the node may build a singleton (its own instance, or a dependency's that it builds),
+    /// whose build another request may be running: an async request settles those first (see
+    /// ``AsyncLinker``), suspending instead of blocking.
+    static let buildsSingleton = NodeTraits(rawValue: 4)
 }

@@ -39,8 +39,9 @@ extension Optional: OptionalType {
                     return .sync(Plan { context throws(ProvisionError) in .some(try plan.make(context)) })
                 case .async(let linker):
                     // Only reached when the synchronous link found `Wrapped` bound, with an async factory
-                    // or a gate below it.
+                    // or a singleton below it.
                     let plan = try linker.plan(for: target, as: Wrapped.self, below: node)
+                    guard node.traits.contains(.needsAsync) else { return node.settlingAsync([plan.settle]) }
                     return .async(AsyncPlan { context throws(ProvisionError) in .some(try await plan.make(context)) })
                 case .program:
                     // A program calls this binding's plan.

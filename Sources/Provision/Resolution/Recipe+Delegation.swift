@@ -7,7 +7,7 @@ extension Recipe {
             link: { pass, node throws(ProvisionError) in
                 guard case .sync(let linker) = pass else {
                     guard case .async(let linker) = pass else { return .noForm }
-                    return .async(try delegatingAsynchronously(to: target, as: type, linker, node))
+                    return try delegatingAsynchronously(to: target, as: type, linker, node)
                 }
                 let key = node.key
                 let plan = try linker.plan(for: target, as: type, below: node)

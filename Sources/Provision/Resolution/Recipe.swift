@@ -50,7 +50,7 @@ struct Recipe<T> {
 enum LinkPass {
     /// The synchronous plan, linked with `Linker`.
     case sync(Linker)
-    /// The async plan, for a node whose subgraph awaits an async factory or waits at a gate.
+    /// The async plan, for a node whose subgraph awaits an async factory or builds a singleton.
     case async(AsyncLinker)
     /// An instruction of a program that builds a linked node's subgraph without recursing (see
     /// ``Program``); only the fixed-arity constructors of a node that ``Node/isProgrammable`` have one.
@@ -262,10 +262,9 @@ extension Recipe {
         Recipe(
             dependencies: declared.map(Dependencies.declared) ?? .dynamic,
             link: { pass, node throws(ProvisionError) in
-                guard case .sync = pass else {
-                    guard case .async = pass else { return .noForm }
-                    return closingAsynchronously(body, node)
-                }
+                // No async form: a synchronous closure is built by this plan in async requests too (see
+                // AsyncLinker).
+                guard case .sync = pass else { return .noForm }
                 let key = node.key
                 let injector = node.injector
                 // A singleton's or scoped instance's build already pushed its key (see

@@ -95,19 +95,6 @@ private final class ScopeSlot: Sendable {
     }
 }
 
-/// A one-shot signal between threads that can be waited on by any number of them.
-private final class Flag: Sendable {
-    private let raised = Atomic(false)
-
-    func raise() {
-        raised.store(true, ordering: .releasing)
-    }
-
-    var isRaised: Bool {
-        raised.load(ordering: .acquiring)
-    }
-}
-
 /// Suspends (yielding, never blocking a thread) until `condition` holds; `false` after `timeout` seconds.
 private func until(timeout: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)

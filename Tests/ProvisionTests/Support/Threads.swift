@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs `body(index)` on `count` new threads (real threads, not a pool capped at the core count) and
 /// waits for all of them, failing instead of hanging when they don't finish within `timeout` seconds.
@@ -44,5 +45,19 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         }
         thread.stackSize = 1 << 21
         thread.start()
+    }
+}
+
+/// A flag that one thread raises and others read: what was written before `raise()` is visible to a
+/// reader that finds it raised.
+final class Flag: Sendable {
+    private let raised = Atomic(false)
+
+    func raise() {
+        raised.store(true, ordering: .releasing)
+    }
+
+    var isRaised: Bool {
+        raised.load(ordering: .acquiring)
     }
 }
