@@ -21,6 +21,8 @@ final class DependencySettling: Sendable {
     /// Settles the dependencies, unless an earlier request did.
     func run(_ context: ResolutionContext) async throws(ProvisionError) {
         if settled.load(ordering: .relaxed) { return }
+        // Settling recurses once per level of the graph below, on this thread's stack.
+        try StackGuard.check(key)
         for settle in dependencies {
             do throws(ProvisionError) {
                 try await settle(context)

@@ -271,10 +271,14 @@ struct HuntFlatDepthTests {
         }
     }
 
-    @Test("a flat chain resolved with the async API never crashes", arguments: [1_000, 5_000, 20_000])
-    func asyncFlatChain(depth: Int) async {
-        await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [depth] in
-            let injector = try Injector(HuntFlatChain.module(depth: depth, scope: .transient))
+    @Test(
+        "a flat chain resolved with the async API never crashes",
+        arguments: [1_000, 5_000, 20_000], [false, true]
+    )
+    func asyncFlatChain(depth: Int, singletons: Bool) async {
+        await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [depth, singletons] in
+            let injector = try Injector(
+                HuntFlatChain.module(depth: depth, scope: singletons ? .singleton : .transient))
             do {
                 let value = try await HuntFlatChain.topAsync(injector)
                 _ = Unmanaged.passRetained(value)
