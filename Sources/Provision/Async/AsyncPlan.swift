@@ -2,7 +2,7 @@
 ///
 /// A node whose static subgraph has an async factory gets a plan that awaits it (see ``AsyncLinker``);
 /// every other node's async plan runs its synchronous ``Plan``, once nothing it would wait for is being
-/// built (see ``settle``). Async plans hold the async plans of their dependencies strongly: they form an
+/// built by another request (see ``settle``). Async plans hold the async plans of their dependencies strongly: they form an
 /// acyclic graph, owned by the nodes.
 @usableFromInline
 final class AsyncPlan<T>: Sendable {
@@ -10,16 +10,15 @@ final class AsyncPlan<T>: Sendable {
 
     @usableFromInline let make: Make
 
-    /// Builds the singletons this plan's synchronous build would wait for, suspending while another
-    /// request builds one, and builds nothing else: a singleton's plan builds it, a transient or scoped
-    /// binding's plan settles its dependencies (see `Node.synchronousAsyncPlan`).
+    /// Suspends while instances this plan's synchronous build would wait for are being built by other
+    /// requests, and builds nothing: see ``AsyncSettle``.
     let settle: AsyncSettle
 
-    /// A plan whose settling builds its value (an async factory's, whose dependents await it anyway).
+    /// A plan with nothing to settle: an async factory's, which no synchronous binding depends on.
     @usableFromInline
     init(_ make: @escaping Make) {
         self.make = make
-        self.settle = { context throws(ProvisionError) in _ = try await make(context) }
+        self.settle = { _ throws(ProvisionError) in false }
     }
 
     init(_ make: @escaping Make, settle: @escaping AsyncSettle) {
@@ -38,5 +37,12 @@ final class AsyncPlan<T>: Sendable {
     }
 }
 
-/// See ``AsyncPlan/settle``.
-typealias AsyncSettle = @Sendable (ResolutionContext) async throws(ProvisionError) -> Void
+/// Settling a synchronous binding before an async request builds it with its synchronous plan (see
+/// `Node.synchronousAsyncPlan`): suspends while a singleton the build would need (or a scoped instance
+/// of the request's scope) is being built by another request, so that the synchronous build finds it
+/// built instead of blocking a thread of the cooperative pool at its gate. It builds nothing and
+/// reports no failure but the waiting's own (`cancelled`, `timedOut`): the synchronous plan then builds
+/// in its order, and fails as a synchronous request fails.
+///
+/// - Returns: Whether every singleton below is built for good, so that later requests need not settle.
+typealias AsyncSettle = @Sendable (ResolutionContext) async throws(ProvisionError) -> Bool

@@ -1,12 +1,9 @@
 import Synchronization
 
-/// The settling of a synchronous binding's dependencies before an async request builds it with its
-/// synchronous plan: every singleton its static subgraph builds is built first, through the
-/// dependencies' async plans, so that an async request suspends where another request is building one
-/// instead of blocking its thread in the synchronous build (see ``AsyncLinker``).
-///
-/// Once a settling has succeeded, every singleton below is built for good: later requests skip it, with
-/// one relaxed load. (A singleton's instance is read with an acquiring load wherever it is used.)
+/// The settling of a synchronous binding's static dependencies (see ``AsyncSettle``), and whether it is
+/// still needed: once a settling finds every singleton below built, later requests skip it with one
+/// relaxed load. (It only spares them the walk: the synchronous plan reads every instance with an
+/// acquiring load, and waits or builds as needed.)
 final class DependencySettling: Sendable {
     /// The binding whose dependencies these are, prepended to the path of an error from below.
     private let key: BindingKey
@@ -18,18 +15,28 @@ final class DependencySettling: Sendable {
         self.dependencies = dependencies
     }
 
-    /// Settles the dependencies, unless an earlier request did.
-    func run(_ context: ResolutionContext) async throws(ProvisionError) {
-        if settled.load(ordering: .relaxed) { return }
-        // Settling recurses once per level of the graph below, on this thread's stack.
-        try StackGuard.check(key)
+    /// Settles every dependency, unless an earlier request found them all built.
+    ///
+    /// - Returns: Whether every singleton below is built.
+    func run(_ context: ResolutionContext) async throws(ProvisionError) -> Bool {
+        if settled.load(ordering: .relaxed) { return true }
+        // Settling recurses once per level of the graph below, on this thread's stack. Too deep: stop
+        // here, and let the synchronous plan (which checks the stack its own way) build what is left.
+        do throws(ProvisionError) {
+            try StackGuard.check(key)
+        } catch {
+            return false
+        }
+        var built = true
         for settle in dependencies {
             do throws(ProvisionError) {
-                try await settle(context)
+                // Every dependency, also after one that isn't built: each may be waited for.
+                if try await !settle(context) { built = false }
             } catch {
                 throw error.prepending(key)
             }
         }
-        settled.store(true, ordering: .relaxed)
+        if built { settled.store(true, ordering: .relaxed) }
+        return built
     }
 }

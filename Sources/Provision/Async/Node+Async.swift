@@ -36,9 +36,9 @@ extension Node {
     }
 
     /// The async plan of a node whose construction awaits nothing: it suspends while another request
-    /// builds the instance asked for, then while the singletons below are being built (settling
-    /// `dependencies`, the settle closures of its static dependencies' async plans), then runs the
-    /// synchronous plan.
+    /// builds the instance asked for, then while instances below that its build would need are being
+    /// built by others (settling `dependencies`, the ``AsyncPlan/settle`` closures of its static
+    /// dependencies' async plans), then runs the synchronous plan.
     ///
     /// The build itself is synchronous, even in an async request, so that every gate of a synchronous
     /// binding is held by a build that never suspends, and a thread can wait at it (see
@@ -46,11 +46,10 @@ extension Node {
     /// the gate while suspended, and a synchronous request meeting it could neither wait (its thread
     /// might be one of the cooperative pool that the suspended build needs to resume) nor build.
     ///
-    /// Settling first keeps async requests from blocking: the synchronous plan finds the singletons
-    /// below built, unless one began building in the moment between (its builder runs synchronous code
-    /// to its end, so the wait is short), or a synchronous closure's own request meets one (a closure's
-    /// requests are synchronous code, which waits). Scoped instances are not settled: only requests of
-    /// the same scope build them.
+    /// Settling only waits: the synchronous plan builds everything, in its order, so an async request
+    /// fails exactly as a synchronous one does. Its thread still blocks where settling can't see (see
+    /// the ThreadSafety article): a build that began just after settling looked, or a synchronous
+    /// closure's or an injected property's request meeting a build in progress.
     func synchronousAsyncPlan(_ sync: PlanReference<T>, settling dependencies: [AsyncSettle] = [])
         -> AsyncPlan<T>
     {
@@ -59,53 +58,73 @@ extension Node {
         case .transient:
             return AsyncPlan(
                 { context throws(ProvisionError) in
-                    try await settling?.run(context)
+                    _ = try await settling?.run(context)
                     return try sync.make(context)
                 },
-                settle: { context throws(ProvisionError) in try await settling?.run(context) }
+                settle: { context throws(ProvisionError) in try await settling?.run(context) ?? true }
             )
         case .singleton:
             guard let cell, !cell.isPrebuilt else {
                 return AsyncPlan(
                     { context throws(ProvisionError) in try sync.make(context) },
-                    settle: { _ throws(ProvisionError) in }
+                    settle: { _ throws(ProvisionError) in true }
                 )
             }
-            // Settling a singleton builds it.
-            return AsyncPlan { context throws(ProvisionError) in
-                if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
-                if let address = try await cell.awaitBuildInProgress(context) {
-                    return PublishedValue<T>.value(at: address)
+            return AsyncPlan(
+                { context throws(ProvisionError) in
+                    if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
+                    if let address = try await cell.awaitBuildInProgress(context) {
+                        return PublishedValue<T>.value(at: address)
+                    }
+                    _ = try await settling?.run(context)
+                    return try sync.make(context)
+                },
+                settle: { context throws(ProvisionError) in
+                    // Built, or being built: nothing below it is needed. Not built: the synchronous plan
+                    // will build it, after what it depends on.
+                    guard let built = try await cell.settle(context) else {
+                        _ = try await settling?.run(context)
+                        return false
+                    }
+                    return built
                 }
-                try await settling?.run(context)
-                return try sync.make(context)
-            }
+            )
         case .scoped:
             // A seed is read from the scope, never built.
             guard !isSeed else {
                 return AsyncPlan(
                     { context throws(ProvisionError) in try sync.make(context) },
-                    settle: { _ throws(ProvisionError) in }
+                    settle: { _ throws(ProvisionError) in true }
                 )
             }
             let key = self.key
             let id = ObjectIdentifier(self)
             let cellType = InstanceCell<T>.self
+            // The request's scope's cell, or nil outside a scope or in a closed one: then the synchronous
+            // plan throws its error, and nothing below is waited for.
+            let cellInScope: @Sendable (ResolutionContext) -> InstanceCell<T>? = { [unowned injector] context in
+                guard let scope = context.scope else { return nil }
+                return try? scope.cell(for: id, key: key, injector: injector, as: cellType)
+            }
             return AsyncPlan(
-                { [unowned injector] context throws(ProvisionError) in
-                    // Outside a scope, or in a closed one, the synchronous plan throws the error.
-                    if let scope = context.scope,
-                        let cell = try? scope.cell(for: id, key: key, injector: injector, as: cellType)
-                    {
+                { context throws(ProvisionError) in
+                    if let cell = cellInScope(context) {
                         if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
                         if let address = try await cell.awaitBuildInProgress(context) {
                             return PublishedValue<T>.value(at: address)
                         }
+                        _ = try await settling?.run(context)
                     }
-                    try await settling?.run(context)
                     return try sync.make(context)
                 },
-                settle: { context throws(ProvisionError) in try await settling?.run(context) }
+                settle: { context throws(ProvisionError) in
+                    guard let cell = cellInScope(context) else { return false }
+                    // What later requests (in other scopes) may skip is the singletons below: settle them
+                    // unless this scope's build just failed, also when the instance is built (which finds
+                    // them built, and says so).
+                    if try await cell.settle(context) == false { return false }
+                    return try await settling?.run(context) ?? true
+                }
             )
         }
     }

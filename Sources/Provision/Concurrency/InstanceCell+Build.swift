@@ -272,6 +272,32 @@ extension InstanceCell {
         return try publishedAddress(after: gate, waitsAsynchronously: true)
     }
 
+    /// What settling (see ``AsyncSettle``) finds at this cell: `true` when the instance is built (at
+    /// once, or after suspending while another request built it), `false` when waiting would close a
+    /// cycle or the build it waited for ended with its builder's own failure (see
+    /// ``publishedAddress(after:waitsAsynchronously:)``; the synchronous plan decides what to do), `nil`
+    /// when it is not built and nobody builds it (the synchronous plan will, after what it needs).
+    ///
+    /// - Throws: The failure of the build it waited for, like a synchronous waiter at the gate; or
+    ///   `cancelled` or `timedOut` when the wait ends so.
+    func settle(_ context: ResolutionContext) async throws(ProvisionError) -> Bool? {
+        if publishedAddress != nil { return true }
+        let context = context.continuingAmbient()
+        if context.contains(cell: ObjectIdentifier(self)) { return false }
+        let id = ObjectIdentifier(self)
+        let host = gateHost
+        guard let gate = host.withGates({ gates in gates[id]?.gate }) else {
+            return publishedAddress == nil ? nil : true
+        }
+        do throws(ProvisionError) {
+            try await suspend(on: gate, as: ExecutionIdentity.current, in: host, context: context)
+        } catch {
+            guard error.code == .cancelled || error.code == .timedOut else { return false }
+            throw error
+        }
+        return try publishedAddress(after: gate, waitsAsynchronously: true) != nil
+    }
+
     /// Suspends until `gate`'s build ends, unless waiting would close a cycle of waits; stops waiting at
     /// once when the task is cancelled or the configured timeout passes.
     private func suspend(

@@ -137,15 +137,13 @@ struct SyncWaitsForAsyncBuildTests {
                 }
             }
         )
-        // The async request for a constructed Root settles Leaf first: it builds Leaf, holding Leaf's
-        // gate, not Root's, and the thread waits at Leaf's. A closure's dependencies are known only when
-        // it runs: that request holds Root's gate while its closure builds Leaf, and the thread waits there.
+        // The async request builds Root with its synchronous plan, holding Root's gate while Leaf's factory
+        // runs below it: the thread waits at Root's gate, whether Root's dependencies are its
+        // initializer's or its closure's.
         let asynchronous = Task.detached { try await ObjectIdentifier(injector.get(Root.self)) }
         await leaf.started()
         let synchronous = ThreadRequest { () throws(ProvisionError) in try injector.syncGet(Root.self) }
-        let waited = leaf.release {
-            (rootIsClosure ? injector.gateWaiters(of: Root.self) : injector.gateWaiters(of: Leaf.self))?.threads == 1
-        }
+        let waited = leaf.release { injector.gateWaiters(of: Root.self)?.threads == 1 }
 
         #expect(try await synchronous.result?.get() == (try await asynchronous.value), "both got the one Root")
         #expect(waited.isRaised, "the thread waited at the gate")
