@@ -26,8 +26,12 @@ extension Injector {
     /// - Throws: ``ProvisionError`` from building an element.
     public func getAll<T>(_ type: T.Type, named name: String? = nil) async throws(ProvisionError) -> [T] {
         let key = BindingKey([T].self, named: name)
-        if lifecycle.isClosed { throw ProvisionError.shutDown(key) }
-        guard let node = lookup(key, as: [T].self) else { return [] }
+        if isShuttingDown { throw ProvisionError.shutDown(key) }
+        guard let node = lookup(key, as: [T].self) else {
+            // A shutdown that began since emptied the registries: then it throws too.
+            if isShuttingDown { throw ProvisionError.shutDown(key) }
+            return []
+        }
         return try await node.resolveAsync(.root)
     }
 

@@ -113,6 +113,18 @@ final class Registry: Sendable {
         }
     }
 
+    /// Removes `nodes`, which an ``install(_:)`` added, undoing it: later lookups miss their keys. Requests
+    /// that found them, and plans linked to them, keep them (the stripes keep them alive).
+    func uninstall(_ nodes: [any AnyNode]) {
+        var byStripe = [[any AnyNode]](repeating: [], count: stripes.count)
+        for node in nodes {
+            byStripe[stripeIndex(for: node.key)].append(node)
+        }
+        for index in byStripe.indices where !byStripe[index].isEmpty {
+            stripes[index].withState { state in stripes[index].remove(byStripe[index], in: &state) }
+        }
+    }
+
     /// Adds `nodes`, whose keys are distinct.
     ///
     /// - Throws: `duplicateBinding`, adding nothing, when one of the keys is bound already (or two of

@@ -33,6 +33,9 @@ final class RegistryStripe: Sendable {
         /// alive for the stripe's whole life (also after ``Registry/close()``, for requests still
         /// running on them).
         var nodes: [any AnyNode] = []
+        /// Nodes removed again (see ``remove(_:in:)``): no longer found, but kept alive for the stripe's
+        /// whole life, for requests and linked plans that reached them before they were removed.
+        var removed: [any AnyNode] = []
         /// Whether the registry was closed (see ``Registry/close()``). Set and read with the mutex held,
         /// the same mutex under which bindings are added, so no binding is added after it is set.
         var isClosed = false
@@ -136,6 +139,20 @@ final class RegistryStripe: Sendable {
         case .grown(let table):
             publish(table, in: &state)
         }
+    }
+
+    /// Removes `nodes` (added by the install being undone), publishing a table without them; keeps them
+    /// alive (see ``State/removed``). Call with the state locked.
+    func remove(_ nodes: [any AnyNode], in state: inout State) {
+        let identities = Set(nodes.map { ObjectIdentifier($0) })
+        state.removed.append(contentsOf: nodes)
+        state.nodes.removeAll { identities.contains(ObjectIdentifier($0)) }
+        guard !state.isClosed else { return }
+        let table = StripeTable().growing(toHold: state.nodes.count)
+        for node in state.nodes {
+            _ = table.insert(Unmanaged.passUnretained(node), for: node.key, publishes: false)
+        }
+        publish(table, in: &state)
     }
 
     /// Marks the stripe closed and publishes an empty table: every later lookup misses. Call with the

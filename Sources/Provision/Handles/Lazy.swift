@@ -84,6 +84,10 @@ public final class Lazy<T: Sendable>: Sendable {
     @usableFromInline
     func resolveValue() throws(ProvisionError) -> T {
         if case .resolved(let value) = state.withLock({ $0 }) { return value }
+        // A handle read while its value's own graph is built (from an initializer) recurses like a
+        // dependency, but outside the plans, and a transient's every build makes a new handle, which its
+        // own re-entry check can't see: check the stack here, like `Provider.get`.
+        try StackGuard.check(provider.key)
         return try read(in: provider.injector.injector(for: provider.key))
     }
 

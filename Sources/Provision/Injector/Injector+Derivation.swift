@@ -1,5 +1,6 @@
 extension Injector {
-    /// A new injector made of this injector's modules followed by `modules`.
+    /// A new injector made of this injector's modules (those it was created with, then those installed
+    /// since with ``install(_:)``) followed by `modules`.
     ///
     /// The new injector configures every module again and shares nothing with this one: its singletons
     /// (eager ones included) are built anew. This injector is unchanged. Use ``makeChild(_:)`` to share
@@ -15,16 +16,24 @@ extension Injector {
     ///
     /// - Throws: What ``init(modules:configuration:)`` throws.
     public func with(_ modules: any Module...) throws(ProvisionError) -> Injector {
-        try Injector(
-            modules: self.modules + modules,
-            overridingModules: overridingModules + modules.map { _ in false },
+        let (own, overriding) = modulesWithInstalled
+        return try Injector(
+            modules: own + modules,
+            overridingModules: overriding + modules.map { _ in false },
             configuration: configuration,
             parent: moduleParent
         )
     }
 
-    /// A new injector made of this injector's modules except those of the given types (and their
-    /// subclasses).
+    /// The modules this injector was created with, then those installed into it since (see
+    /// ``install(_:)``), with whether each one overrides: what a derived injector configures again.
+    private var modulesWithInstalled: (modules: [any Module], overriding: [Bool]) {
+        let installed = installedModules.withLock { $0 }
+        return (modules + installed, overridingModules + installed.map { _ in false })
+    }
+
+    /// A new injector made of this injector's modules (installed ones included) except those of the given
+    /// types (and their subclasses).
     ///
     /// Like ``with(_:)``, the new injector configures its modules again and builds its own singletons;
     /// this injector is unchanged.
@@ -35,7 +44,8 @@ extension Injector {
     ///
     /// - Throws: What ``init(modules:configuration:)`` throws.
     public func without<each M>(_ types: repeat (each M).Type) throws(ProvisionError) -> Injector {
-        var kept = Array(zip(modules, overridingModules))
+        let (own, overriding) = modulesWithInstalled
+        var kept = Array(zip(own, overriding))
         for type in repeat each types {
             kept.removeAll { Injector.module($0.0, isA: type) }
         }

@@ -188,10 +188,12 @@ public final class Injector: Sendable {
     ///
     /// Other threads may resolve while the bindings are added: a request that finds one of the new
     /// bindings finds all of them, and every binding is visible once `install` returns. A running
-    /// injector never replaces a binding: installing a key that is already bound throws and adds
-    /// nothing. Eager singletons of the module are built before `install` returns. An injector that is
-    /// shutting down adds nothing: an install racing ``shutdown()`` adds its bindings before the
-    /// shutdown removes them all, or throws.
+    /// injector never replaces a binding: installing a key that is already bound (here, or by an
+    /// ancestor, which a child's requests fall back to) throws and adds nothing. Eager singletons of the
+    /// module are built before `install` returns; when one fails, `install` throws its error and removes
+    /// the module's bindings again (requests that found them meanwhile keep what they got), so that a
+    /// corrected module can be installed. An injector that is shutting down adds nothing: an install
+    /// racing ``shutdown()`` adds its bindings before the shutdown removes them all, or throws.
     ///
     /// - Parameter module: The module to configure and add.
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (also for multibinding
@@ -209,14 +211,32 @@ public final class Injector: Sendable {
             )
         }
         let added = nodes(of: records)
-        if records.contains(where: { $0.argumentFactory != nil }) {
-            // A binding with arguments may add an argument list to a key the injector binds already.
-            try registry.install(ArgumentVariants.separate(added) { self.registry.retainedNode(for: $0) })
-        } else {
-            try registry.install(added)
+        // A key an ancestor binds is bound here too (requests fall back to it, and plans linked so far
+        // use it): a running child can't shadow it.
+        if let parent {
+            for node in added where parent.hasAnyBinding(for: node.key) {
+                throw ProvisionError.duplicateBinding(
+                    node.key,
+                    at: node.location,
+                    reason: "a parent injector binds it, and this running child resolves it from there",
+                    hint: "bind it in the child's modules when the child is made (makeChild), or in the parent"
+                )
+            }
+        }
+        // A binding with arguments may add an argument list to a key the injector binds already.
+        let installed =
+            records.contains(where: { $0.argumentFactory != nil })
+            ? try ArgumentVariants.separate(added) { self.registry.retainedNode(for: $0) } : added
+        try registry.install(installed)
+        do throws(ProvisionError) {
+            try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
+        } catch {
+            // An eager singleton failed: the install adds nothing, so that a corrected module can be
+            // installed. (The instances built meanwhile stay recorded, and are disposed at shutdown.)
+            registry.uninstall(installed)
+            throw error
         }
         installedModules.withLock { $0.append(module) }
-        try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
     }
 
     /// Whether the injector (or an ancestor) has a binding for `type` under `name`. Just-in-time

@@ -45,7 +45,12 @@ extension Injector {
     /// - Throws: ``ProvisionError`` from building an element.
     public func getAll<T>(_ type: T.Type, named name: String? = nil) throws(ProvisionError) -> [T] {
         let key = BindingKey([T].self, named: name)
-        guard let node = lookup(key, as: [T].self) else { return [] }
+        guard let node = lookup(key, as: [T].self) else {
+            // Nothing multibound, or the registries were emptied by a shutdown (this injector's or an
+            // ancestor's): then, like every request, it throws.
+            if isShuttingDown { throw ProvisionError.shutDown(key) }
+            return []
+        }
         return try node.resolve(.root)
     }
 

@@ -38,6 +38,8 @@ public final class ServiceScope: Sendable {
         var disposals = DisposalRecord()
         /// The gates of this scope's instances being built, by cell (see ``GateHost``).
         var gates = IdentityTable<GateEntry>()
+        /// Which close disposes, and the closes waiting for it.
+        var closing = ScopeClosing()
     }
 
     /// Protects the cell table, the close handshake, the instances to dispose and the gates of the
@@ -104,8 +106,10 @@ public final class ServiceScope: Sendable {
     }
 
     /// Closes the scope: disposes the instances it built, newest first, awaiting ``AsyncDisposable``
-    /// ones (each bounded by ``Injector/Configuration/lifecycleHookTimeout``). Closing twice does
-    /// nothing the second time.
+    /// ones (each bounded by ``Injector/Configuration/lifecycleHookTimeout``). Only the first close
+    /// disposes: a later one, also one racing it from another task or thread, returns once the first has
+    /// disposed everything (waiting for at most ``Injector/Configuration/lifecycleHookTimeout``), and
+    /// throws nothing.
     ///
     /// From the moment `close()` begins, requests for scoped bindings through the scope throw
     /// ``ProvisionError/Code/outsideScope``. Scoped instances that other tasks or threads are still
@@ -118,6 +122,20 @@ public final class ServiceScope: Sendable {
     ///   other instance was still disposed.
     public func close() async throws(ProvisionError) {
         let timeout = injector.configuration.lifecycleHookTimeout
+        switch state.withLock({ $0.closing.enter(ExecutionIdentity.current) }) {
+        case .done:
+            return
+        case .waiter:
+            // Another close is disposing: return once it has (bounded like a disposal).
+            let waiter = SuspendedWaiter()
+            await waiter.wait(timeout: timeout) { waiter in
+                state.withLock { $0.closing.wait { waiter.resume(.woken) } }
+            }
+            return
+        case .disposer:
+            break
+        }
+        defer { finishClosing() }
         let instances = closeOrDrain()
         if instances == nil {
             // The builds of the closing task itself (a factory that awaits the close of its own scope)
@@ -147,12 +165,28 @@ public final class ServiceScope: Sendable {
     /// Like `await close()`, it waits for the scoped instances other threads are still building (blocking
     /// the calling thread, for at most ``Injector/Configuration/lifecycleHookTimeout``) and disposes them
     /// too; it doesn't wait for builds running on its own thread (a factory closing its own scope), whose
-    /// instances are disposed by their builds instead.
+    /// instances are disposed by their builds instead. A later close, also one racing it, waits for this
+    /// one's disposal like `await close()` does.
     ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every disposal that threw, and every
     ///   ``AsyncDisposable`` instance, which only `await scope.close()` can dispose (they are left
     ///   undisposed).
     public func close() throws(ProvisionError) {
+        switch state.withLock({ $0.closing.enter(ExecutionIdentity.current) }) {
+        case .done:
+            return
+        case .waiter:
+            // Another close is disposing: return once it has (bounded like a disposal).
+            let semaphore = DispatchSemaphore(value: 0)
+            if state.withLock({ $0.closing.wait { semaphore.signal() } }) {
+                // A wake-up after the timeout signals a semaphore no one waits on: harmless.
+                _ = semaphore.wait(timeout: .now() + injector.configuration.lifecycleHookTimeout.dispatchInterval)
+            }
+            return
+        case .disposer:
+            break
+        }
+        defer { finishClosing() }
         let instances = closeOrDrain()
         if instances == nil {
             // The builds of the closing thread itself can't end before the close does (see above).
@@ -176,6 +210,11 @@ public final class ServiceScope: Sendable {
     /// Takes the instances to dispose, in recording order (``Disposer`` disposes them newest first): the
     /// first call gets them all, every later call none, and every build recording an instance after it
     /// is refused.
+    /// Ends the first close: wakes the closes that waited for its disposal (with no lock held).
+    private func finishClosing() {
+        for wake in state.withLock({ $0.closing.finish() }) { wake() }
+    }
+
     private func drain() -> [DisposalRecord.Entry] {
         state.withLock { $0.disposals.drain() }
     }
@@ -406,7 +445,10 @@ extension Injector {
     {
         var seed = ScopeSeed(injector: self)
         try seeding(&seed)
-        if let undeclared = seed.undeclared { throw ProvisionError.undeclaredSeed(undeclared) }
+        if let undeclared = seed.undeclared {
+            // A shutdown emptied the registries the declarations are looked up in: that is the error.
+            throw isShuttingDown ? ProvisionError.shutDown(undeclared) : ProvisionError.undeclaredSeed(undeclared)
+        }
         return ServiceScope(injector: self, seeds: seed.entries)
     }
 
