@@ -72,12 +72,7 @@ extension Node {
             }
             return AsyncPlan(
                 { context throws(ProvisionError) in
-                    if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
-                    if let address = try await cell.awaitBuildInProgress(context) {
-                        return PublishedValue<T>.value(at: address)
-                    }
-                    _ = try await settling?.run(context)
-                    return try sync.make(context)
+                    try await Node.build(through: cell, settling: settling, sync, context)
                 },
                 settle: { context throws(ProvisionError) in
                     // Built, or being built: nothing below it is needed. Not built: the synchronous plan
@@ -108,14 +103,8 @@ extension Node {
             }
             return AsyncPlan(
                 { context throws(ProvisionError) in
-                    if let cell = cellInScope(context) {
-                        if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
-                        if let address = try await cell.awaitBuildInProgress(context) {
-                            return PublishedValue<T>.value(at: address)
-                        }
-                        _ = try await settling?.run(context)
-                    }
-                    return try sync.make(context)
+                    guard let cell = cellInScope(context) else { return try sync.make(context) }
+                    return try await Node.build(through: cell, settling: settling, sync, context)
                 },
                 settle: { context throws(ProvisionError) in
                     guard let cell = cellInScope(context) else { return false }
@@ -127,6 +116,21 @@ extension Node {
                 }
             )
         }
+    }
+
+    /// The instance in `cell`: published already, or built by another request (suspending while it
+    /// builds), or else built by this request's synchronous plan once `settling` has waited for what
+    /// it needs.
+    private static func build(
+        through cell: InstanceCell<T>,
+        settling: DependencySettling?,
+        _ sync: PlanReference<T>,
+        _ context: ResolutionContext
+    ) async throws(ProvisionError) -> T {
+        if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
+        if let address = try await cell.awaitBuildInProgress(context) { return PublishedValue<T>.value(at: address) }
+        _ = try await settling?.run(context)
+        return try sync.make(context)
     }
 
     /// Wraps an async plan that builds a fresh value with this node's scope: a singleton is built once
