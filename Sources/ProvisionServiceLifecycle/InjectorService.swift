@@ -140,6 +140,10 @@ public struct InjectorService: Service, CustomStringConvertible {
     ///   when a stop hook or a disposal failed). A shutdown error that follows an earlier failure is
     ///   logged, not thrown.
     public func run() async throws {
+        // The early exits so far belong to earlier runs that shared an adapter: this run watches the ones
+        // from its own start on.
+        let adapters = injector.configuration.lifecycleAdapters.compactMap { $0 as? ServiceLifecycleAdapter }
+        let baselines = adapters.map(\.earlyExitCount)
         do {
             try await injector.start()
         } catch {
@@ -151,7 +155,7 @@ public struct InjectorService: Service, CustomStringConvertible {
 
         let outcome: Result<Void, any Error>
         do {
-            try await runServices()
+            try await runServices(watching: Array(zip(adapters, baselines)))
             outcome = .success(())
         } catch {
             outcome = .failure(error)
@@ -172,9 +176,8 @@ public struct InjectorService: Service, CustomStringConvertible {
     /// A `Service` singleton that the injector runs (``ServiceLifecycleAdapter``) and that ends before
     /// the injector stops it ends this too: the nested services are cancelled, and this throws
     /// ``ServiceExitedEarly``.
-    private func runServices() async throws {
+    private func runServices(watching adapters: [(ServiceLifecycleAdapter, Int)]) async throws {
         let services = try await makeServices(injector)
-        let adapters = injector.configuration.lifecycleAdapters.compactMap { $0 as? ServiceLifecycleAdapter }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [logger] in
                 if services.isEmpty {
@@ -186,9 +189,9 @@ public struct InjectorService: Service, CustomStringConvertible {
                 let nested = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
                 try await nested.run()
             }
-            for adapter in adapters {
+            for (adapter, baseline) in adapters {
                 group.addTask {
-                    if let exit = await adapter.firstEarlyExit() { throw exit }
+                    if let exit = await adapter.firstEarlyExit(after: baseline) { throw exit }
                 }
             }
             // The first child to end decides: the nested services (the watchers then end, cancelled), or

@@ -29,9 +29,12 @@ final class RunningService: Sendable {
     /// service's group ended without entering it).
     func start() async {
         let entered = RunEntered()
+        let ran = Locked<Result<Void, any Error>?>(nil)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [ServiceGroupConfiguration.ServiceConfiguration(service: EnteringService(service, entered))],
+                services: [
+                    ServiceGroupConfiguration.ServiceConfiguration(service: EnteringService(service, entered, ran))
+                ],
                 logger: adapter.logger
             )
         )
@@ -42,7 +45,9 @@ final class RunningService: Sendable {
                 try await group.run()
                 outcome = .success(())
             } catch {
-                outcome = .failure(error)
+                // The service's own outcome when its run() ended (a group whose only service returns
+                // reports that as an error of its own), otherwise the group's error.
+                outcome = ran.withLock { $0 } ?? .failure(error)
             }
             entered.signal()
             ended(outcome, service: service)
@@ -81,21 +86,29 @@ final class RunningService: Sendable {
     }
 }
 
-/// Wraps a service to signal when its `run()` is entered.
+/// Wraps a service to signal when its `run()` is entered, and to record how it ended.
 private struct EnteringService: Service, CustomStringConvertible {
     let service: any Service
     let entered: RunEntered
+    let ran: Locked<Result<Void, any Error>?>
 
-    init(_ service: any Service, _ entered: RunEntered) {
+    init(_ service: any Service, _ entered: RunEntered, _ ran: Locked<Result<Void, any Error>?>) {
         self.service = service
         self.entered = entered
+        self.ran = ran
     }
 
     var description: String { "\(service)" }
 
     func run() async throws {
         entered.signal()
-        try await service.run()
+        do {
+            try await service.run()
+            ran.withLock { $0 = .success(()) }
+        } catch {
+            ran.withLock { $0 = .failure(error) }
+            throw error
+        }
     }
 }
 

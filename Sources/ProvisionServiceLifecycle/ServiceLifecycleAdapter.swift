@@ -66,6 +66,18 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
     ///
     /// Returns at once when one has ended already.
     public func firstEarlyExit() async -> ServiceExitedEarly? {
+        await firstEarlyExit(after: 0)
+    }
+
+    /// How many services have ended early so far (see ``firstEarlyExit(after:)``).
+    var earlyExitCount: Int {
+        state.withLock { $0.exits.count }
+    }
+
+    /// ``firstEarlyExit()``, counting only the services that end early after the first `count`: an
+    /// ``InjectorService`` run waits for its own injector's, not for those of an earlier run that used
+    /// the same adapter.
+    func firstEarlyExit(after count: Int) async -> ServiceExitedEarly? {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
@@ -73,7 +85,7 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let exit = state.withLock { state -> ServiceExitedEarly?? in
-                    if let exit = state.exits.first { return .some(exit) }
+                    if state.exits.count > count { return .some(state.exits[count]) }
                     // Cancelled before the continuation existed: the handler found nothing to resume.
                     if Task.isCancelled { return .some(nil) }
                     state.waiters[id] = continuation

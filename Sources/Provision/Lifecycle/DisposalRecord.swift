@@ -11,6 +11,8 @@ struct DisposalRecord: Sendable {
     struct Entry: Sendable {
         let key: BindingKey
         let disposal: InstanceRecorder.Disposal?
+        /// The disposed instance's identity, when it is an object (see ``record(_:disposal:keepsAll:)``).
+        var identity: ObjectIdentifier?
     }
 
     /// The recorded instances, oldest first.
@@ -26,7 +28,13 @@ struct DisposalRecord: Sendable {
     ///   the caller must (and must not hand it out as the owner's).
     mutating func record(_ key: BindingKey, disposal: InstanceRecorder.Disposal?, keepsAll: Bool) -> Bool {
         guard !isDrained else { return false }
-        if disposal != nil || keepsAll { entries.append(Entry(key: key, disposal: disposal)) }
+        // One instance bound under two keys (a singleton and a delegation to it, each with a scope) is
+        // disposed once. A linear search, of the few instances with an identity that a scope records.
+        let identity = disposal?.identity
+        let disposal = identity.map { id in entries.contains { $0.identity == id } } == true ? nil : disposal
+        if disposal != nil || keepsAll {
+            entries.append(Entry(key: key, disposal: disposal, identity: disposal == nil ? nil : identity))
+        }
         return true
     }
 

@@ -86,7 +86,13 @@ extension Injector {
                 try await abandonStart([error])
             }
         }
-        let services = singletons.compactMap { $0.lifecycleActions() }
+        // One instance bound under two keys (a singleton and a delegation to it) is one service: it
+        // starts and stops once, under the first key in declaration order.
+        var seen: Set<ObjectIdentifier> = []
+        let services = singletons.compactMap { $0.lifecycleActions() }.filter { actions in
+            guard let instance = actions.instance else { return true }
+            return seen.insert(instance).inserted
+        }
         let order = StartOrder(services: services, injector: self)
         for batch in order.batches {
             let failures = await startConcurrently(batch)

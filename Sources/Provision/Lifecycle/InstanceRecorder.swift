@@ -27,6 +27,16 @@ final class InstanceRecorder: Sendable {
                 return nil
             }
         }
+
+        /// The identity of the instance disposed, when it is an object (see `DisposalRecord.record`).
+        var identity: ObjectIdentifier? {
+            let value: Any
+            switch self {
+            case .sync(let disposable): value = disposable
+            case .async(let disposable): value = disposable
+            }
+            return type(of: value) is AnyObject.Type ? ObjectIdentifier(value as AnyObject) : nil
+        }
     }
 
     /// Whether every instance is recorded (an injector's singletons, whose creation order the lifecycle

@@ -28,4 +28,8 @@ struct LifecycleActions: Sendable {
     let key: BindingKey
     let start: Action?
     let stop: Action?
+    /// The instance the actions come from, when they are its own (a ``ManagedService``, an adapter's)
+    /// rather than its binding's hooks: one instance bound under two keys (a singleton and a delegation
+    /// to it) starts and stops once.
+    var instance: ObjectIdentifier?
 }

@@ -24,14 +24,24 @@ extension Node {
         }
         guard cell.value is any ManagedService else {
             // A type only an integration knows (a swift-service-lifecycle `Service`): its adapter's.
-            guard let value = cell.value, !injector.configuration.lifecycleAdapters.isEmpty else { return nil }
-            return injector.adaptedLifecycle(of: value, key: key)
+            guard let value = cell.value, !injector.configuration.lifecycleAdapters.isEmpty,
+                var actions = injector.adaptedLifecycle(of: value, key: key)
+            else { return nil }
+            actions.instance = Node.identity(of: value)
+            return actions
         }
-        return LifecycleActions(
+        var actions = LifecycleActions(
             key: key,
             start: { try await (cell.value as? any ManagedService)?.start() },
             stop: { try await (cell.value as? any ManagedService)?.stop() }
         )
+        actions.instance = cell.value.flatMap(Node.identity(of:))
+        return actions
+    }
+
+    /// The identity of `value` when it is an object (a value type has none to share between keys).
+    static func identity(of value: T) -> ObjectIdentifier? {
+        type(of: value as Any) is AnyObject.Type ? ObjectIdentifier(value as AnyObject) : nil
     }
 
     /// A binding's hook, bound to the instance in `cell`.

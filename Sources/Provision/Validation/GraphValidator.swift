@@ -189,6 +189,19 @@ struct GraphValidator {
             var shortest: (rank: Int, via: Int)?
             for edge in holder.edges where edge.kind != .deferred {
                 guard case .vertex(let target) = edge.target else { continue }
+                if graph.vertices[target].shape.kind == .handle {
+                    // A handle (Provider, Lazy) resolves later, in the scope it was made in: a singleton's
+                    // handles belong to no scope, so one of a scoped binding or a seed fails every time.
+                    guard holder.lifetime == .singleton else { continue }
+                    for deferred in graph.vertices[target].edges {
+                        guard case .vertex(let resolved) = deferred.target,
+                            let rank = graph.vertices[resolved].lifetime.rank, rank < holderRank,
+                            rank < shortest?.rank ?? Int.max
+                        else { continue }
+                        shortest = (rank, resolved)
+                    }
+                    continue
+                }
                 guard let rank = graph.vertices[target].lifetime.rank ?? reach.shortestRank(from: target) else {
                     continue
                 }

@@ -73,8 +73,8 @@ extension ProvisionError {
                 key: captive,
                 message: "\(holder) (\(holderLifetime)) depends on \(captive), which each scope is opened with "
                     + "(toSeed()): \(holder) is built outside any scope, where there is no \(captive)",
-                hint: "make \(holder) scoped, or inject Provider<\(TypeName.describe(captive.type))> and resolve "
-                    + "it through the scope on each use",
+                hint: "make \(holder) scoped, or resolve \(captive) through the request's scope where it is used "
+                    + "(scope.get(\(TypeName.metatypeExpression(captive.type)))) and pass it to \(holder)",
                 path: path
             )
         }
@@ -83,8 +83,9 @@ extension ProvisionError {
             key: captive,
             message: "\(holder) (\(holderLifetime)) depends on \(captive) (\(captiveLifetime)), which lives shorter: "
                 + "it would keep one \(captive) for its whole life",
-            hint: "inject Provider<\(TypeName.describe(captive.type))> and resolve it on each use, "
-                + "or give \(holder) a lifetime no longer than \(captiveLifetime)",
+            hint: "give \(holder) a lifetime no longer than \(captiveLifetime), or resolve \(captive) where it "
+                + "is used (through the request's scope: scope.get(\(TypeName.metatypeExpression(captive.type)))) "
+                + "and pass it to \(holder); a singleton's Provider belongs to no scope",
             path: path
         )
     }
