@@ -262,14 +262,24 @@ extension InstanceCell {
     ///   ``publishedAddress(after:waitsAsynchronously:)``): the caller then runs the synchronous plan.
     /// - Throws: The builder's error; `cancelled` or `timedOut` when the wait ends so.
     func awaitBuildInProgress(_ context: ResolutionContext) async throws(ProvisionError) -> UnsafeRawPointer? {
-        let context = context.continuingAmbient()
-        if context.contains(cell: ObjectIdentifier(self)) { return nil } // the synchronous plan reports the cycle
-        let id = ObjectIdentifier(self)
-        let host = gateHost
-        let gate = host.withGates { gates in gates[id]?.gate }
-        guard let gate else { return nil }
+        // Re-entry: the synchronous plan reports the cycle.
+        guard let (gate, host, context) = buildInProgress(context) else { return nil }
         try await suspend(on: gate, as: ExecutionIdentity.current, in: host, context: context)
         return try publishedAddress(after: gate, waitsAsynchronously: true)
+    }
+
+    /// The gate of another request's build of this cell, where an async request would wait, with its
+    /// host and the context (continuing the ambient path) to wait with; `nil` when no build is in
+    /// progress, or when the request is itself building the cell further up its path.
+    private func buildInProgress(
+        _ context: ResolutionContext
+    ) -> (gate: SingletonGate, host: any GateHost, context: ResolutionContext)? {
+        let context = context.continuingAmbient()
+        if context.contains(cell: ObjectIdentifier(self)) { return nil }
+        let id = ObjectIdentifier(self)
+        let host = gateHost
+        guard let gate = host.withGates({ gates in gates[id]?.gate }) else { return nil }
+        return (gate, host, context)
     }
 
     /// What settling (see ``AsyncSettle``) finds at this cell: `true` when the instance is built (at
@@ -282,11 +292,9 @@ extension InstanceCell {
     ///   `cancelled` or `timedOut` when the wait ends so.
     func settle(_ context: ResolutionContext) async throws(ProvisionError) -> Bool? {
         if publishedAddress != nil { return true }
-        let context = context.continuingAmbient()
-        if context.contains(cell: ObjectIdentifier(self)) { return false }
-        let id = ObjectIdentifier(self)
-        let host = gateHost
-        guard let gate = host.withGates({ gates in gates[id]?.gate }) else {
+        // Re-entry: the synchronous plan reports the cycle.
+        if context.continuingAmbient().contains(cell: ObjectIdentifier(self)) { return false }
+        guard let (gate, host, context) = buildInProgress(context) else {
             return publishedAddress == nil ? nil : true
         }
         do throws(ProvisionError) {
