@@ -102,7 +102,10 @@ let package = Package(
             ]
         ),
         // What the example server and daemon share: an in-memory swift-metrics backend for their summaries.
-        .target(name: "ExampleSupport", dependencies: [.product(name: "Metrics", package: "swift-metrics")]),
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["Provision", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         .target(
             name: "ProvisionHummingbird",
             dependencies: [

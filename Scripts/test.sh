@@ -49,6 +49,13 @@ if grep -rEn '^\s*(public |internal |@testable )?import (Foundation|FoundationEs
     fatal "the Provision library must not import Foundation"
 fi
 
+# Synchronization.Mutex hides its contended hand-off from ThreadSanitizer on Linux (the slow path is a
+# futex in the kernel), so a correct program gets false race reports under the TSan pass. Every module
+# and test uses Provision's `Locked` (pthread_mutex, which TSan intercepts) instead.
+if grep -rEn '\bMutex(<|\()' Sources Tests Benchmarks --include='*.swift' | grep -vE '^\S+:\s*//'; then
+    fatal "use Locked (Sources/Provision/Concurrency/Locked.swift), not Synchronization.Mutex: TSan cannot see a contended Mutex's hand-off"
+fi
+
 log "Graphviz (the graph-export tests render DOT text with it)"
 # The rendering test is skipped, with its reason printed, when `dot` is missing; as root (CI) this step
 # installs Graphviz so that the test always runs there.

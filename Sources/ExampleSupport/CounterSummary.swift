@@ -1,11 +1,12 @@
 package import CoreMetrics
+import Provision
 import Synchronization
 
 /// A swift-metrics backend that keeps every counter's total in memory, for the summary the example
 /// server and daemon log. Other metric types are accepted and dropped. (A deployment bootstraps a real
 /// backend, such as swift-prometheus, instead.)
 package final class CounterSummary: MetricsFactory {
-    private let counters = Mutex<[String: SummedCounter]>([:])
+    private let counters = Locked<[String: SummedCounter]>([:])
 
     /// Creates an empty backend; bootstrap it with `MetricsSystem.bootstrap(_:)`.
     package init() {}

@@ -1,6 +1,5 @@
 import Logging
 import Provision
-import Synchronization
 
 /// A simulated database: connected by an async factory, open between its start and its stop hooks.
 ///
@@ -14,7 +13,7 @@ final class Database: ManagedService {
 
     private let logger: Logger
     private let counters: JobCounters
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init(logger: Logger, counters: JobCounters) {
         self.logger = logger

@@ -1,6 +1,5 @@
 import Logging
 import Provision
-import Synchronization
 
 /// The jobs accepted and not yet taken by a worker: any number of producers and of workers, closed
 /// once on graceful shutdown, after which workers drain what is left and then get `nil`.
@@ -52,7 +51,7 @@ final class JobQueue: ManagedService {
 
     private let logger: Logger
     private let counters: JobCounters
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates the queue; `store` is a dependency only, so that the queue starts after the store.
     init(store: JobStore, logger: Logger, counters: JobCounters) {

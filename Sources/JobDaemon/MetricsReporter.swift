@@ -1,7 +1,6 @@
 import ExampleSupport
 import Logging
 import Provision
-import Synchronization
 
 /// Logs the job counts once a second while it runs, read from the swift-metrics backend. It is not a
 /// `ManagedService`: its binding's `onStart` hook launches the reporting task, its `onStop` hook ends
@@ -11,7 +10,7 @@ final class MetricsReporter: Sendable {
     private let summary: CounterSummary
     private let logger: Logger
     private let counters: JobCounters
-    private let reporter = Mutex<Task<Void, Never>?>(nil)
+    private let reporter = Locked<Task<Void, Never>?>(nil)
 
     init(queue: JobQueue, summary: CounterSummary, logger: Logger, counters: JobCounters) {
         self.queue = queue

@@ -1,13 +1,12 @@
 import Logging
 import Provision
-import Synchronization
 
 /// The writes of one job, committed to the database when the job's scope closes. One per job scope
 /// (`.scoped`); it shares the scope's ``JobContext``.
 final class Transaction: AsyncDisposable {
     private let database: Database
     private let context: JobContext
-    private let pending = Mutex<[Int: UInt32]>([:])
+    private let pending = Locked<[Int: UInt32]>([:])
 
     init(database: Database, context: JobContext) {
         self.database = database

@@ -18,9 +18,9 @@ import Synchronization
 /// |---|---|---|---|
 /// | `provision_builds_total` | counter | `binding`, `scope` | every value a binding built |
 /// | `provision_build_duration` | timer | `binding`, `scope` | how long each build took, its dependencies included |
-/// | `provision_build_failures_total` | counter | `binding`, `code` | every failed request, once, by the binding where it failed (a build whose factory threw, a missing binding found when linking, a cycle), not by every binding it failed through |
+/// | `provision_build_failures_total` | counter | `binding`, `code` | every failed request, once, by the binding where it failed (a build whose factory threw, a missing binding found when linking, a cycle, a singleton whose build it waited for failed or the wait timed out), not by every binding it failed through |
 /// | `provision_cycle_errors_total` | counter | `binding` | the failures among those whose code is ``Provision/ProvisionError/Code/cycle`` |
-/// | `provision_singleton_wait_duration` | timer | `binding` | each wait for another thread's (or task's) build of a singleton |
+/// | `provision_singleton_wait_duration` | timer | `binding` | each wait of a thread or task for another one's build of a singleton (or scoped instance) |
 ///
 /// The labels start with the prefix given to ``init(labelPrefix:factory:)`` (`provision` by default).
 /// A binding's dimension is its key in Swift syntax (`any Database named "replica"`): one series per
@@ -44,7 +44,7 @@ public final class MetricsResolutionObserver: ResolutionObserver {
 
     /// The metric objects made so far, by label and dimensions. Held to look one up or add it; metrics
     /// are incremented and recorded after the lock is released.
-    private let metrics = Mutex<[MetricKey: any AnyObject & Sendable]>([:])
+    private let metrics = Locked<[MetricKey: any AnyObject & Sendable]>([:])
 
     /// Creates an observer reporting to `factory`.
     ///
@@ -109,14 +109,18 @@ public final class MetricsResolutionObserver: ResolutionObserver {
         return try result.get()
     }
 
-    /// Times waits for another build of a singleton, and counts a request that failed while its binding
-    /// was linked.
+    /// Times waits for another build of a singleton, and counts a request that failed because of such
+    /// a wait or while its binding was linked.
     ///
     /// - Parameter event: What the injector reports besides builds.
     public func receive(_ event: ResolutionEvent) {
         switch event.kind {
         case .waitedForSingleton:
             timer(waits, [("binding", event.key.description)]).recordNanoseconds(Self.nanoseconds(event.duration))
+            guard let error = event.error else { return }
+            // The request fails here, at the singleton it waited for, though it ran no build of it.
+            countFailure(error, of: event.key)
+            BuildFrame.current?.markFailureCounted()
         case .linkFailed:
             guard let error = event.error else { return }
             // The request failed here; a build it ran inside fails because of it.

@@ -75,7 +75,7 @@ final class ScopeBox: Sendable {
     /// Set just before the scope is closed.
     let closing = Atomic<Bool>(false)
     /// The scoped instance of each binding in this scope, once seen.
-    private let instances = Mutex<[ObjectIdentifier: ObjectIdentifier]>([:])
+    private let instances = Locked<[ObjectIdentifier: ObjectIdentifier]>([:])
 
     init(_ scope: ServiceScope) {
         self.scope = scope

@@ -103,7 +103,7 @@ final class GraphNode<Tag: NodeTag>: GraphObject, Port0, Port1, Port2, Port3, Pr
 }
 
 /// The graph the node classes read their injected properties from: the current round's.
-let activeGraph = Mutex<GraphSpec?>(nil)
+let activeGraph = Locked<GraphSpec?>(nil)
 
 /// The two singletons of a cyclic round, which need each other through closures.
 enum CycleA: NodeTag { static var index: Int { -1 } }

@@ -36,13 +36,6 @@ final class StressTally: Sendable {
     }
 }
 
-/// A small lock for the tally (the tool depends on Provision's public API only).
-final class Locked<State: Sendable>: Sendable {
-    private let mutex: Mutex<State>
-    init(_ state: State) { mutex = Mutex(state) }
-    func withLock<R>(_ body: (inout State) -> R) -> R { mutex.withLock { body(&$0) } }
-}
-
 struct StressRun {
     let threads: Int
     let seconds: Double

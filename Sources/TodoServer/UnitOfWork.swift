@@ -2,7 +2,6 @@ import Logging
 import Metrics
 import PostgresNIO
 import Provision
-import Synchronization
 
 /// The writes of one request, committed in one transaction when its handler succeeds, discarded when
 /// it throws. One per request: `.scoped` in the Provision wiring, made by the request middleware in
@@ -26,7 +25,7 @@ final class UnitOfWork: Disposable {
     private let client: PostgresClient
     private let logger: Logger
     private let counters: TodoCounters
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(client: PostgresClient, logger: Logger, counters: TodoCounters) {
         self.client = client

@@ -21,7 +21,7 @@ final class FixedClock: Clock {
 
 /// A singleton that remembers what a test wrote into it, and counts its disposals.
 final class Ledger: Disposable, Sendable {
-    let entries = Mutex<[Int]>([])
+    let entries = Locked<[Int]>([])
     let disposals = Atomic<Int>(0)
 
     func dispose() {
@@ -64,7 +64,7 @@ enum SharedShop {
 
 /// The injectors the parameterized cases saw, kept alive so that no two of them can share an address.
 enum SeenInjectors {
-    static let injectors = Mutex<[Injector]>([])
+    static let injectors = Locked<[Injector]>([])
 }
 
 @Suite(
@@ -115,7 +115,7 @@ struct InjectorTraitTests {
     func shutsDown() async throws {
         let trait: InjectorTrait = .injector(ShopModule())
         let test = try #require(Test.current)
-        let ledgers = Mutex<[Ledger]>([])
+        let ledgers = Locked<[Ledger]>([])
         try await trait.provideScope(for: test, testCase: Test.Case.current) {
             let ledger = try TestInjector.current.get(Ledger.self)
             ledgers.withLock { $0.append(ledger) }

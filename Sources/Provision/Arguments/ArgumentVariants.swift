@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Several bindings of one key that differ by their argument lists: `bind((any Animal).self).to(...)`,
 /// `.withArguments(String.self).to(...)` and `.withArguments(String.self, Int.self).to(...)` in one
 /// injector, resolved by the types of a request's arguments (as Swinject keys its registrations).
@@ -164,7 +162,7 @@ enum ArgumentVariants {
 /// The argument-list text of each factory type, computed once.
 private final class SignatureCache: Sendable {
     /// Held to read or store one entry; the text is computed outside it.
-    private let texts = Mutex<[ObjectIdentifier: String]>([:])
+    private let texts = Locked<[ObjectIdentifier: String]>([:])
 
     func text<Factory>(of factory: Factory.Type, _ make: () -> String) -> String {
         let id = ObjectIdentifier(factory)

@@ -118,11 +118,25 @@ extension InstanceCell {
         -> UnsafeRawPointer?
     {
         switch gate.outcome {
-        case .built: publishedAddress
-        case .failed(let error) where error.code == .cancelled: nil
-        case .failed(let error) where error.code == .requiresAsync && waitsAsynchronously && !gate.isAsync: nil
-        case .failed(let error): throw error
-        case .pending: nil
+        case .built:
+            return publishedAddress
+        case .failed:
+            if let error = inheritedFailure(of: gate, waitsAsynchronously: waitsAsynchronously) { throw error }
+            return nil
+        case .pending:
+            return nil
+        }
+    }
+
+    /// The builder's failure that a waiter at `gate` fails with too (see
+    /// ``publishedAddress(after:waitsAsynchronously:)``); `nil` when the build succeeded, is not over, or
+    /// ended with a failure of the builder's own.
+    private func inheritedFailure(of gate: SingletonGate, waitsAsynchronously: Bool) -> ProvisionError? {
+        guard case .failed(let error) = gate.outcome else { return nil }
+        switch error.code {
+        case .cancelled: return nil
+        case .requiresAsync where waitsAsynchronously && !gate.isAsync: return nil
+        default: return error
         }
     }
 
@@ -317,6 +331,7 @@ extension InstanceCell {
         if Task.isCancelled { throw ProvisionError.cancelled(key) }
         try beginWaiting(on: gate, as: me, context: context)
         defer { WaitGraph.endWaiting(me) }
+        let report = WaitReport(observer: injector.configuration.observer)
         let id = ObjectIdentifier(self)
         let timeout = injector.configuration.singletonWaitTimeout
         let waiter = SuspendedWaiter()
@@ -331,12 +346,16 @@ extension InstanceCell {
         }
         switch waiter.outcome {
         case .woken:
-            return
+            report.end(of: self, failure: inheritedFailure(of: gate, waitsAsynchronously: true))
         case .timedOut:
             // The builder will find the waiter resumed already and skip it.
-            throw ProvisionError.timedOut(key, after: timeout ?? .zero)
+            let error = ProvisionError.timedOut(key, after: timeout ?? .zero)
+            report.end(of: self, failure: error)
+            throw error
         case .cancelled:
-            throw ProvisionError.cancelled(key)
+            let error = ProvisionError.cancelled(key)
+            report.end(of: self, failure: error)
+            throw error
         }
     }
 
@@ -354,42 +373,23 @@ extension InstanceCell {
         throw ProvisionError.crossThreadCycle(key, path: [key], otherThreads: others)
     }
 
-    /// Waits for another thread's build of this singleton, reporting the wait to the injector's
-    /// observer, if it has one (after the wait, with no lock held; a wait that ends in a cycle error
-    /// never started, so it reports nothing).
+    /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
     @usableFromInline
     func wait(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
-        guard let observer = injector.configuration.observer else {
-            return try waitForBuild(on: gate, as: me, context: context)
-        }
-        let clock = ContinuousClock()
-        let started = clock.now
-        let result: Result<Void, ProvisionError>
-        do throws(ProvisionError) {
-            result = .success(try waitForBuild(on: gate, as: me, context: context))
-        } catch {
-            result = .failure(error)
-        }
-        if case .failure(let error) = result, error.code != .timedOut {
-            throw error
-        }
-        let elapsed = started.duration(to: clock.now)
-        let scope: Scope = isScoped ? .scoped : .singleton
-        observer.receive(ResolutionEvent(kind: .waitedForSingleton, key: key, scope: scope, duration: elapsed))
-        try result.get()
-    }
-
-    /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
-    private func waitForBuild(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
         try beginWaiting(on: gate, as: me, context: context)
         defer { WaitGraph.endWaiting(me) }
+        let report = WaitReport(observer: injector.configuration.observer)
         guard let timeout = injector.configuration.singletonWaitTimeout else {
             gate.semaphore.wait()
+            report.end(of: self, failure: inheritedFailure(of: gate, waitsAsynchronously: false))
             return
         }
         let started = DispatchTime.now()
         if gate.semaphore.wait(timeout: started + timeout.dispatchInterval) == .timedOut {
-            throw ProvisionError.timedOut(key, after: timeout)
+            let error = ProvisionError.timedOut(key, after: timeout)
+            report.end(of: self, failure: error)
+            throw error
         }
+        report.end(of: self, failure: inheritedFailure(of: gate, waitsAsynchronously: false))
     }
 }

@@ -20,8 +20,9 @@
 ///
 /// The lock is not recursive. `body` must not call back into anything that takes the same lock.
 ///
-/// Provision's integrations (`ProvisionServiceLifecycle`, `ProvisionHummingbird`) use it too, for the
-/// same reasons: it has `package` access, visible to this package's modules only, not public API.
+/// Every other module of this package (the integrations, the examples, the stress tool, the tests) uses
+/// it too, for the same reasons (`Scripts/test.sh` refuses a `Mutex`): it has `package` access, visible to
+/// this package's modules only, not public API.
 package struct Locked<State> {
     private let storage: LockedStorage<State>
 

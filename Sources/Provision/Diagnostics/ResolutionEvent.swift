@@ -1,5 +1,5 @@
-/// Something an injector did while resolving: a binding built a value, a build failed, or a thread
-/// waited for another thread's singleton build. Delivered to a ``ResolutionObserver``.
+/// Something an injector did while resolving: a binding built a value, a build failed, or a request
+/// waited for another request's singleton build. Delivered to a ``ResolutionObserver``.
 public struct ResolutionEvent: Sendable, CustomStringConvertible {
     /// What kind of event this is.
     ///
@@ -29,8 +29,11 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
         /// ``ResolutionEvent/error`` holds the error.
         public static let failed = Kind(.failed)
 
-        /// A thread found a singleton being built by another thread and waited for it; the
-        /// ``ResolutionEvent/duration`` is the time it waited.
+        /// A request (a thread or a task) found a singleton, or a scoped instance of its scope, being
+        /// built by another request and waited for it; the ``ResolutionEvent/duration`` is the time it
+        /// waited. When the wait makes the request fail, the ``ResolutionEvent/error`` holds why: the
+        /// failure of the build it waited for, which it inherits, or the wait's own end (`timedOut`,
+        /// `cancelled`). A wait that would close a cycle never starts and reports nothing.
         public static let waitedForSingleton = Kind(.waitedForSingleton)
 
         /// A request failed while its binding was first linked, before anything was built: a binding
@@ -65,8 +68,9 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
     /// How long the build (including its dependencies) or the wait took.
     public let duration: Duration
 
-    /// For a ``Kind-swift.struct/failed`` or ``Kind-swift.struct/linkFailed`` event, the error; `nil`
-    /// otherwise.
+    /// For a ``Kind-swift.struct/failed`` or ``Kind-swift.struct/linkFailed`` event, the error; for a
+    /// ``Kind-swift.struct/waitedForSingleton`` event, the error the waiting request fails with because
+    /// of the wait, if it does; `nil` otherwise.
     public let error: ProvisionError?
 
     /// Creates an event (for tests of observers; injectors create the events they report).
@@ -86,7 +90,8 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
     }
 
     /// One line: `built Car (transient) in 1.2 µs`, `failed Car (transient) after 3.0 µs: not bound`,
-    /// `link failed Car (transient): cycle`.
+    /// `link failed Car (transient): cycle`, `waited for singleton Config (singleton) in 2.1 ms: factory
+    /// failed`.
     public var description: String {
         let time = ResolutionEvent.describe(duration)
         switch kind {
@@ -96,7 +101,7 @@ public struct ResolutionEvent: Sendable, CustomStringConvertible {
             let code = error.map { ": \($0.code)" } ?? ""
             return "\(kind) \(key) (\(scope)) after \(time)\(code)"
         default:
-            return "\(kind) \(key) (\(scope)) in \(time)"
+            return "\(kind) \(key) (\(scope)) in \(time)\(error.map { ": \($0.code)" } ?? "")"
         }
     }
 

@@ -128,6 +128,69 @@ struct ResolutionObserverTests {
         let waits = observer.recorded.filter { $0.kind == .waitedForSingleton }
         #expect(waits.map(\.key) == [key])
         #expect(waits.first?.scope == .singleton)
+        #expect(waits.first?.error == nil, "a wait for a build that succeeded carries no error")
+    }
+
+    @Test("a wait that makes the request fail says why: the build it waited for failed, or it timed out")
+    func failedWaits() throws {
+        for timesOut in [false, true] {
+            let observer = RecordingObserver()
+            let entered = DispatchSemaphore(value: 0)
+            let waiterMayStart = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let waiterDone = DispatchSemaphore(value: 0)
+            var configuration = Injector.Configuration(observer: observer)
+            // A timeout the waiter reaches while the builder is still held, or one it never reaches.
+            configuration.singletonWaitTimeout = timesOut ? .milliseconds(20) : .seconds(60)
+            let injector = try Injector(
+                modules: [
+                    ClosureModule { binder in
+                        binder.bind(GraphLogger.self).to { () throws -> GraphLogger in
+                            entered.signal()
+                            waiterMayStart.signal()
+                            _ = release.wait(timeout: .now() + 30)
+                            throw ExpectedFailure()
+                        }
+                        .in(.singleton)
+                    }
+                ],
+                configuration: configuration)
+            let key = BindingKey(GraphLogger.self)
+            let codes = Locked<[Int: ProvisionError.Code?]>([:])
+            let finished = runThreads(3) { index in
+                switch index {
+                case 0:
+                    entered.wait()
+                    if timesOut {
+                        // The builder is held until the waiter has given up.
+                        _ = waiterDone.wait(timeout: .now() + 30)
+                    } else {
+                        _ = waitUntil {
+                            injector.registry.stripe(for: key).withState {
+                                $0.gates.values.reduce(0) { $0 + $1.waiters }
+                            } == 1
+                        }
+                    }
+                    release.signal()
+                default:
+                    // The waiter (2) starts once the builder (1) is inside the factory.
+                    if index == 2 { waiterMayStart.wait() }
+                    do {
+                        _ = try injector.get(GraphLogger.self)
+                    } catch {
+                        codes.withLock { $0[index] = (error as? ProvisionError)?.code }
+                    }
+                    if index == 2 { waiterDone.signal() }
+                }
+            }
+            #expect(finished)
+            let waits = observer.recorded.filter { $0.kind == .waitedForSingleton }
+            #expect(waits.map(\.key) == [key])
+            let expected: ProvisionError.Code = timesOut ? .timedOut : .factoryFailed
+            #expect(waits.first?.error?.code == expected)
+            #expect(codes.withLock { $0 } == [1: .factoryFailed, 2: expected])
+            #expect(waits.first?.description.hasSuffix(": \(expected)") == true)
+        }
     }
 
     @Test("without an observer, plans are not instrumented: nothing is recorded and nothing is added")

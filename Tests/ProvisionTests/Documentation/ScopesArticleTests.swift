@@ -1,6 +1,5 @@
 import Foundation
 import Provision
-import Synchronization
 import Testing
 
 // The "Scopes and lifetimes" article's example, verbatim between the markers.
@@ -74,7 +73,7 @@ func handleTwoRequests() async throws -> [Int] {
 // SCOPES-EXAMPLE-END
 
 final class RequestCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
 
     @Sendable func next() -> Int {
         value.withLock { value in

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import Provision
@@ -9,7 +8,7 @@ import Testing
 struct DisposalClassifierTests {
     /// Counts disposals, by name.
     final class Log: Sendable {
-        private let names = Mutex<[String]>([])
+        private let names = Locked<[String]>([])
         func add(_ name: String) { names.withLock { $0.append(name) } }
         var all: [String] { names.withLock { $0 } }
     }
