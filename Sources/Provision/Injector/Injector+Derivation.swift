@@ -72,6 +72,11 @@ extension Injector {
     /// the child. Bindings of the parent always resolve their dependencies in the parent (a parent
     /// never sees its children's bindings). Dropping the child frees its own singletons only.
     ///
+    /// A type that declares itself (``Injectable``, ``InjectableClass``) and is first asked of a child
+    /// gets its just-in-time binding in the highest ancestor whose bindings build it the same way, as in
+    /// Guice: an `Injectable` singleton is then shared by the parent and every child, unless it depends,
+    /// even indirectly, on something the child binds, in which case each child has its own.
+    ///
     /// - Throws: What ``init(modules:configuration:)`` throws.
     public func makeChild(_ modules: any Module...) throws(ProvisionError) -> Injector {
         try Injector(modules: modules, configuration: configuration, parent: self)

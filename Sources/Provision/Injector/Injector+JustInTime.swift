@@ -1,11 +1,18 @@
 extension Injector {
     /// The node for `key` in this injector, its ancestors, or a just-in-time binding created for it.
     ///
-    /// Lookup order: this injector's bindings, then each parent's; then, in this injector, a
-    /// just-in-time binding for a handle type (``Provider``, ``Lazy``, ``ObjectFactory``), an optional
-    /// (`Dog?`, see `Optional.optionalRecipe(for:)`) or an ``Injectable`` type (unnamed keys only). A
-    /// just-in-time binding is installed like any other, so it is created once per injector (two threads
-    /// racing get the same node) and its singleton, if any, belongs to this injector.
+    /// Lookup order: this injector's bindings, then each parent's; then a just-in-time binding for a
+    /// handle type (``Provider``, ``Lazy``, ``ObjectFactory``), an optional (`Dog?`, see
+    /// `Optional.optionalRecipe(for:)`) or an ``Injectable`` type (unnamed keys only). A just-in-time
+    /// binding is installed like any other, so it is created once per injector (two threads racing get
+    /// the same node), and its singleton, if any, belongs to the injector that holds it.
+    ///
+    /// A declared type's binding (``Injectable``, ``InjectableClass``) is made in the highest ancestor
+    /// that would build it the same way, as Guice does: one where everything it reaches resolves to the
+    /// same bindings as from here (see ``parentMayHoldJustInTime(_:)``). So an `Injectable` singleton
+    /// first asked of a child (a request's child injector, say) is the parent's singleton, shared by
+    /// every child, and not one per child; one that depends on a binding of the child belongs to the
+    /// child.
     ///
     /// Handles are never taken from a parent: a parent's handle resolves in the parent, so a child would
     /// miss its own bindings (Objection's quirk Q1). Each injector makes its own. The same goes for a
@@ -24,6 +31,10 @@ extension Injector {
         }
         // Derived by `overriding`: the original's just-in-time binding, made there, when it is shared.
         if let derivation, derivation.shares(justInTime: key), let node = derivation.original.lookup(key, as: type) {
+            return node
+        }
+        // A declared type's binding goes as high as it builds the same way (the parent climbs further).
+        if derivation == nil, let parent, parentMayHoldJustInTime(key), let node = parent.lookup(key, as: type) {
             return node
         }
         // A closed registry adds nothing: the caller reports the shutdown.
@@ -46,6 +57,9 @@ extension Injector {
                 // A parent's just-in-time optional resolves in the parent: make this injector's own. So
                 // does a derived injector for a just-in-time binding that depends on what it overrides.
                 if type is any OptionalType.Type || !self.shares(found, for: key, foundIn: injector) { return nil }
+                // An ancestor's binding of a declared type (made there by a request of its own, even a
+                // failed one) is used only if it builds it the same way as from here.
+                if derivation == nil, !justInTimeBuildsAlike(key, from: injector) { return nil }
                 return found
             }
             // Checked only on the way to a parent: a conformance check costs a runtime lookup.
@@ -81,6 +95,69 @@ extension Injector {
             }
         }
         return nil
+    }
+
+    /// Whether the just-in-time binding of `key`, a type that declares itself (``Injectable``,
+    /// ``InjectableClass``), may be made in this injector's parent instead: nothing it reaches is bound
+    /// in this injector, so from the parent it resolves every dependency to the same binding.
+    ///
+    /// Walks what the declaration reaches: its initializer's parameters and injected properties, the
+    /// declarations of the unbound types among them, and the targets of handles and optionals (a handle
+    /// the parent makes resolves in the parent). A key an ancestor's module binds stops the walk there:
+    /// it resolves in its own injector. Anything this injector's modules bind, a closure whose
+    /// dependencies are unknown or an ``ObjectFactory`` (which resolves anything) keeps the binding
+    /// here. Iterative, so a deep declaration can't exhaust the stack.
+    func parentMayHoldJustInTime(_ key: BindingKey) -> Bool {
+        if let verdict = justInTimeVerdicts.withLock({ $0[key] }) { return verdict }
+        let verdict = parentBuildsJustInTimeAlike(key)
+        justInTimeVerdicts.withLock { $0[key] = verdict }
+        return verdict
+    }
+
+    /// Whether the just-in-time binding of `key` that `ancestor` holds builds it as this injector would:
+    /// every injector from this one up to `ancestor` may leave it to its parent. `true` for types that
+    /// don't declare themselves (their bindings are shared as before).
+    private func justInTimeBuildsAlike(_ key: BindingKey, from ancestor: Injector) -> Bool {
+        guard key.type is any Injectable.Type || key.type is any InjectableClass.Type else { return true }
+        var current = self
+        while current !== ancestor {
+            guard current.parentMayHoldJustInTime(key), let parent = current.parent else { return false }
+            current = parent
+        }
+        return true
+    }
+
+    /// The walk behind ``parentMayHoldJustInTime(_:)``, whose verdict is kept per key (until an install
+    /// into this injector, which may bind something the walk reached).
+    private func parentBuildsJustInTimeAlike(_ key: BindingKey) -> Bool {
+        guard let parent, key.name == nil,
+            key.type is any Injectable.Type || key.type is any InjectableClass.Type
+        else { return false }
+        var stack = [key]
+        var seen: Set<BindingKey> = []
+        while let next = stack.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            if next == BindingKey(ObjectFactory.self) { return false }
+            // Bound here by a module (a seed too). This injector's own just-in-time bindings don't count:
+            // a handle or an optional is made by every injector alike, and a declared type's own
+            // binding here comes from a walk that reaches what keeps it here.
+            if let found = registry.node(for: next) ?? registry.lockedNode(for: next),
+                let bound = found.takeUnretainedValue() as? any AnyNode, !bound.isJustInTime
+            {
+                return false
+            }
+            // A module binding of an ancestor resolves there, whoever asks: the walk stops. Handles are
+            // made by each injector (a parent's resolves in the parent) and just-in-time bindings may be
+            // made anew here (an ancestor's, made by a request of its own, is used only if this walk
+            // allows it): the walk follows their declarations.
+            if !(next.type is any SyntheticDependency.Type), parent.hasModuleBinding(for: next) { continue }
+            // Nobody binds it: missing (or `nil`, for an optional's) from the parent as from here. A
+            // later install into this injector that binds it changes the verdict (see `install`).
+            guard let (shape, _) = justInTimeShape(for: next) else { continue }
+            if case .unknown = shape.dependencies { return false }
+            stack += shape.keys + PropertyInjector.declaredKeys(of: next.type, in: self)
+        }
+        return true
     }
 
     /// Resolves a key that is not bound in this injector's own registry: the slow path of `resolve`.

@@ -55,6 +55,16 @@ public final class Injector: Sendable {
     /// can configure them again. A leaf lock: held to append or copy only.
     let installedModules = Locked<[any Module]>([])
 
+    /// For a child: whether its parent may hold the just-in-time binding of a declared type, by key (see
+    /// `parentMayHoldJustInTime(_:)`). A leaf lock: held to read or record a verdict, never while one
+    /// is worked out; emptied by ``install(_:)``, whose bindings may change a verdict.
+    let justInTimeVerdicts = Locked<[BindingKey: Bool]>([:])
+
+    /// For a child or derived injector: the plans through which its bindings reach an ancestor's (see
+    /// `Linker.crossInjectorPlan(to:plan:below:)`), by the ancestor's node, made once and kept here. A
+    /// leaf lock: held to read or store one entry.
+    let crossInjectorPlans = Locked<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+
     /// Creates an injector from modules, configuring them in order, then builds its eager singletons.
     ///
     /// - Parameters:
@@ -228,6 +238,8 @@ public final class Injector: Sendable {
             records.contains(where: { $0.argumentFactory != nil })
             ? try ArgumentVariants.separate(added) { self.registry.retainedNode(for: $0) } : added
         try registry.install(installed)
+        // A verdict on a just-in-time binding may have walked into a key bound now.
+        justInTimeVerdicts.withLock { $0.removeAll() }
         do throws(ProvisionError) {
             try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
         } catch {

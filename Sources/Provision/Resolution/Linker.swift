@@ -209,7 +209,32 @@ final class Linker {
             }
             dependencyTraits[index].add(height: node.height)
         }
+        if node.injector !== dependent.injector {
+            return PlanReference(Linker.crossInjectorPlan(to: node, plan: plan, below: dependent))
+        }
         return Linker.reference(to: node, plan: plan)
+    }
+
+    /// How a binding of a child (or derived) injector reaches `node`, an ancestor's binding: through a
+    /// plan that throws `shutDown` once the ancestor has begun shutting down, then runs `plan`. The
+    /// dependent's plan, linked before, would otherwise keep reading the ancestor's instances, disposed
+    /// by its shutdown, where a request made through the ancestor's own tables throws (they are emptied).
+    /// Made once per ancestor node and dependent injector, and kept by the dependent injector (which
+    /// keeps its ancestors, so the captured injector outlives the plan).
+    static func crossInjectorPlan<D, P>(to node: Node<D>, plan: Plan<D>, below dependent: Node<P>) -> Plan<D> {
+        let id = ObjectIdentifier(node)
+        let holder = dependent.injector
+        if let made = holder.crossInjectorPlans.withLock({ $0[id] }) as? Plan<D> { return made }
+        let key = node.key
+        let made = Plan<D> { [unowned(unsafe) owner = node.injector] context throws(ProvisionError) in
+            if owner.isShuttingDown { throw ProvisionError.shutDown(key) }
+            return try plan.make(context)
+        }
+        return holder.crossInjectorPlans.withLock { plans in
+            if let stored = plans[id] as? Plan<D> { return stored }
+            plans[id] = made
+            return made
+        }
     }
 
     /// How a dependent reaches `node`, whose plan is `plan` (see ``PlanReference``): straight from the
