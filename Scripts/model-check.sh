@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the Promela models of the concurrency protocol (Scripts/model/*.pml) exhaustively with spin:
-# the singleton gate and async waiter (gate.pml), the waits-for graph (waitgraph.pml), and the shutdown
-# handshake with start/stop sequencing (lifecycle.pml). See Scripts/model/README.md.
+# the singleton gate and async waiter (gate.pml), the waits-for graph (waitgraph.pml), the shutdown
+# handshake with start/stop sequencing (lifecycle.pml), and racing closes of a scope (scopeclose.pml).
+# See Scripts/model/README.md.
 #
 # Usage: Scripts/model-check.sh            # every model must verify with no error
 #        Scripts/model-check.sh --defects  # each known defect put back (DEFECT1..3) must be found
@@ -28,7 +29,7 @@ case "${1:-}" in
 esac
 
 [ -d "$models" ] || fatal "missing directory: $models"
-for model in gate.pml waitgraph.pml lifecycle.pml; do
+for model in gate.pml waitgraph.pml lifecycle.pml scopeclose.pml; do
     [ -f "$models/$model" ] || fatal "missing model: $models/$model"
 done
 
@@ -110,12 +111,17 @@ clean)
     # As implemented: abandonStart counts as in flight (STOPS_IN_FLIGHT), so every started service is
     # stopped by the time shutdown returns (STRICT_SHUTDOWN).
     verify "lifecycle: shutdown, start, stop" pass lifecycle.pml -DSTRICT_SHUTDOWN -DSTOPS_IN_FLIGHT
+    verify "scopeclose: 3 closes race" pass scopeclose.pml
+    verify "scopeclose: 4 closes race" pass scopeclose.pml -DNCLOSERS=4
     ;;
 defects)
     log "Each defect put back must be found"
     verify "DEFECT1: stale wait record followed" error waitgraph.pml -DSCENARIO=1 -DDEFECT1
     verify "DEFECT2: refused beginBuild never wakes" error lifecycle.pml -DDEFECT2 -DSTRICT_SHUTDOWN -DSTOPS_IN_FLIGHT
     verify "DEFECT3: start hooks not claimed/waited" error lifecycle.pml -DDEFECT3 -DSTRICT_SHUTDOWN -DSTOPS_IN_FLIGHT
+    verify "DEFECT_NO_WAIT: a later close returns early" error scopeclose.pml -DDEFECT_NO_WAIT
+    verify "DEFECT_LOST_WAKEUP: registers after finish" error scopeclose.pml -DDEFECT_LOST_WAKEUP
+    verify "DEFECT_SELF_WAIT: nested close waits" error scopeclose.pml -DDEFECT_SELF_WAIT
     ;;
 gaps)
     log "The protocol as first specified: each gap must be found (Scripts/model/README.md)"

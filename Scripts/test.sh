@@ -213,7 +213,7 @@ else
     log "docc is not in the toolchain: documentation check skipped"
 fi
 
-log "Protocol models (Scripts/model-check.sh: spin, every interleaving; then DEFECT1..3 must be found)"
+log "Protocol models (Scripts/model-check.sh: spin, every interleaving; then every DEFECT switch must be found)"
 Scripts/model-check.sh || fatal "model check"
 Scripts/model-check.sh --defects || fatal "model check: a defect put back was not found"
 
