@@ -61,10 +61,22 @@ struct AsyncLinker: Sendable {
         guard let node = dependent.injector.lookup(key, as: type) else {
             throw dependent.injector.missing(key, path: [dependent.key, key])
         }
+        let plan: AsyncPlan<D>
         do throws(ProvisionError) {
-            return try link(node)
+            plan = try link(node)
         } catch {
             throw error.prepending(dependent.key)
         }
+        guard node.injector !== dependent.injector else { return plan }
+        // An edge into an ancestor ends with its shutdown, as in the synchronous plan (see
+        // `Linker.crossInjectorPlan(to:plan:below:)`). The dependent's plan keeps this one.
+        let key = node.key
+        return AsyncPlan(
+            { [unowned(unsafe) owner = node.injector] context throws(ProvisionError) in
+                if owner.isShuttingDown { throw ProvisionError.shutDown(key) }
+                return try await plan.make(context)
+            },
+            settle: plan.settle
+        )
     }
 }

@@ -34,8 +34,10 @@ extension Injector {
             return node
         }
         // A declared type's binding goes as high as it builds the same way (the parent climbs further).
-        if derivation == nil, let parent, parentMayHoldJustInTime(key), let node = parent.lookup(key, as: type) {
-            return node
+        // (A parent that shut down makes nothing: the request then fails with `shutDown`, as a fallback to
+        // the parent, rather than this injector making a binding the parent would hold.)
+        if derivation == nil, let parent, parentMayHoldJustInTime(key) {
+            return parent.lookup(key, as: type)
         }
         // A closed registry adds nothing: the caller reports the shutdown.
         guard let made = justInTimeNode(for: key, as: type), let node = registry.installIfAbsent(made) else {
@@ -108,9 +110,13 @@ extension Injector {
     /// dependencies are unknown or an ``ObjectFactory`` (which resolves anything) keeps the binding
     /// here. Iterative, so a deep declaration can't exhaust the stack.
     func parentMayHoldJustInTime(_ key: BindingKey) -> Bool {
-        if let verdict = justInTimeVerdicts.withLock({ $0[key] }) { return verdict }
+        let (known, generation) = justInTimeVerdicts.withLock { ($0.verdicts[key], $0.generation) }
+        if let known { return known }
         let verdict = parentBuildsJustInTimeAlike(key)
-        justInTimeVerdicts.withLock { $0[key] = verdict }
+        // Kept only if no install ended meanwhile: its bindings may have changed the verdict.
+        justInTimeVerdicts.withLock { state in
+            if state.generation == generation { state.verdicts[key] = verdict }
+        }
         return verdict
     }
 
@@ -167,10 +173,13 @@ extension Injector {
     }
 
     /// The node for a key missing from this injector's own table: an ancestor's or a just-in-time one.
-    /// A shut-down injector (or one whose ancestor shut down) has none: its tables were emptied, and
-    /// every request ends here with `shutDown`.
+    /// A shut-down injector has none: its tables were emptied, and every request ends here with
+    /// `shutDown`; so does every request that would fall back to a shut-down ancestor.
     func node<T>(unbound key: BindingKey, as type: T.Type) throws(ProvisionError) -> Node<T> {
-        if isShuttingDown { throw ProvisionError.shutDown(key) }
+        // This injector's own shutdown ends every request. An ancestor's ends those that fall back to it:
+        // its tables are emptied, so the lookup misses and `missing` says why. A child's own
+        // just-in-time bindings (handles, optionals, declared types that stay in the child) still work.
+        if lifecycle.isClosed { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: type) else {
             // Closed since the check above: the registry then refuses just-in-time bindings.
             throw missing(key, path: [key])

@@ -179,7 +179,10 @@ extension Injector {
     /// always, except in an injector made by ``overriding(_:)-(Module...)``, which makes its own
     /// just-in-time binding for a key whose binding in the original depends on an overridden key.
     func shares(_ node: some AnyNode, for key: BindingKey, foundIn owner: Injector) -> Bool {
-        guard let derivation, owner === derivation.original, node.isJustInTime else { return true }
+        // Found in the original or above it: a just-in-time binding of a declared type may live in one of
+        // the original's ancestors (see `Injector.parentMayHoldJustInTime(_:)`) and still depend on what
+        // is overridden.
+        guard let derivation, node.isJustInTime else { return true }
         return derivation.shares(justInTime: key)
     }
 }

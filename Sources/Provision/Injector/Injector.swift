@@ -56,9 +56,9 @@ public final class Injector: Sendable {
     let installedModules = Locked<[any Module]>([])
 
     /// For a child: whether its parent may hold the just-in-time binding of a declared type, by key (see
-    /// `parentMayHoldJustInTime(_:)`). A leaf lock: held to read or record a verdict, never while one
-    /// is worked out; emptied by ``install(_:)``, whose bindings may change a verdict.
-    let justInTimeVerdicts = Locked<[BindingKey: Bool]>([:])
+    /// `parentMayHoldJustInTime(_:)` and ``JustInTimeVerdicts``). A leaf lock: held to read or record a
+    /// verdict, never while one is worked out; reset by ``install(_:)``, whose bindings may change one.
+    let justInTimeVerdicts = Locked(JustInTimeVerdicts())
 
     /// For a child or derived injector: the plans through which its bindings reach an ancestor's (see
     /// `Linker.crossInjectorPlan(to:plan:below:)`), by the ancestor's node, made once and kept here. A
@@ -239,7 +239,7 @@ public final class Injector: Sendable {
             ? try ArgumentVariants.separate(added) { self.registry.retainedNode(for: $0) } : added
         try registry.install(installed)
         // A verdict on a just-in-time binding may have walked into a key bound now.
-        justInTimeVerdicts.withLock { $0.removeAll() }
+        justInTimeVerdicts.withLock { $0.reset() }
         do throws(ProvisionError) {
             try buildEagerSingletons(eagerKeys + records.filter(\.isEager).map(Injector.eagerKey(of:)))
         } catch {

@@ -22,9 +22,14 @@ struct DisposalClassifier<T>: Sendable {
     }
 
     private let kind: Kind
+    /// Whether `T` is a class: then every value's identity is its reference, no cast needed.
+    private let isClass: Bool
 
-    /// Classifies `T` (two metatype casts and a look at its metadata's kind).
+    /// Classifies `T` (three metatype casts and a look at its metadata's kind).
     init() {
+        // A class-bound existential (`any P & AnyObject`) is a reference and a witness table: not one
+        // reference, so its identity takes the cast.
+        isClass = T.self is AnyObject.Type && MemoryLayout<T>.size == MemoryLayout<AnyObject>.size
         if let type = T.self as? any Disposable.Type {
             kind = .sync(Self.wrapping(as: type))
         } else if let type = T.self as? any AsyncDisposable.Type {
@@ -45,6 +50,14 @@ struct DisposalClassifier<T>: Sendable {
         case .async(let wrap): .async(wrap(value))
         case .eachValue: InstanceRecorder.Disposal(of: value)
         }
+    }
+
+    /// The identity of `value`, whose disposal is `disposal`, for `DisposalRecord.record`: its reference
+    /// when `T` is a class (no cast), otherwise what the disposal's dynamic cast finds.
+    func identity(of value: T, disposal: InstanceRecorder.Disposal) -> ObjectIdentifier? {
+        guard isClass else { return disposal.identity }
+        // `T` is a class: a value is one reference, reinterpreted as such.
+        return ObjectIdentifier(unsafeBitCast(value, to: AnyObject.self))
     }
 
     /// Wraps a `T` as the ``Disposable`` it is. `D` is `T` itself (opened from `T.self`'s cast), so the

@@ -26,11 +26,17 @@ struct DisposalRecord: Sendable {
     ///   - keepsAll: Whether an instance with nothing to dispose is kept too (for its creation order).
     /// - Returns: `false` when the record was drained: the owner will never dispose the instance, so
     ///   the caller must (and must not hand it out as the owner's).
-    mutating func record(_ key: BindingKey, disposal: InstanceRecorder.Disposal?, keepsAll: Bool) -> Bool {
+    ///   - identity: The instance's identity when it is an object (`disposal?.identity`, which the caller
+    ///     works out before it takes the lock, or knows from the binding's type).
+    mutating func record(
+        _ key: BindingKey,
+        disposal: InstanceRecorder.Disposal?,
+        identity: ObjectIdentifier?,
+        keepsAll: Bool
+    ) -> Bool {
         guard !isDrained else { return false }
         // One instance bound under two keys (a singleton and a delegation to it, each with a scope) is
         // disposed once. A linear search, of the few instances with an identity that a scope records.
-        let identity = disposal?.identity
         let disposal = identity.map { id in entries.contains { $0.identity == id } } == true ? nil : disposal
         if disposal != nil || keepsAll {
             entries.append(Entry(key: key, disposal: disposal, identity: disposal == nil ? nil : identity))
@@ -39,7 +45,7 @@ struct DisposalRecord: Sendable {
     }
 
     /// The recorded instances, oldest first, for disposal: the first call gets them all and every later
-    /// call none. Every later ``record(_:disposal:keepsAll:)`` is refused. The entries stay readable
+    /// call none. Every later ``record(_:disposal:identity:keepsAll:)`` is refused. The entries stay readable
     /// (``entries``: an injector's creation order outlives its shutdown).
     mutating func drain() -> [Entry] {
         guard !isDrained else { return [] }

@@ -220,8 +220,11 @@ extension Injector {
     ///    exactly once, in reverse creation order.
     ///
     /// Calling `shutdown()` again, or from several tasks, waits for the first call to finish and does
-    /// nothing more. Child injectors are not shut down with their parent; open ``ServiceScope``s are closed
-    /// by their owners.
+    /// nothing more. Child injectors are not shut down with their parent: a child's request that falls
+    /// back to it (for a binding it holds, directly or through a binding of the child that depends on
+    /// one) throws `shutDown`, while the child's own bindings, and the handles, optionals and
+    /// self-declaring types the child makes itself, keep resolving. Open ``ServiceScope``s are closed by
+    /// their owners.
     ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every stop hook and disposal that failed.
     public func shutdown() async throws(ProvisionError) {

@@ -60,7 +60,9 @@ final class InstanceRecorder: Sendable {
     /// ``record(_:_:)`` for an instance whose disposal is known.
     @usableFromInline
     func record(_ key: BindingKey, disposal: Disposal?) -> Bool {
-        state.withLock { $0.record(key, disposal: disposal, keepsAll: recordsAll) }
+        // Worked out before the lock is taken: for a value of a protocol type, a dynamic cast.
+        let identity = disposal?.identity
+        return state.withLock { $0.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) }
     }
 
     /// The keys recorded so far, in creation order.

@@ -34,7 +34,7 @@ public final class ServiceScope: Sendable {
         /// Whether the scope is closed, the builds running, and the closers waiting for them.
         var builds = ScopeBuilds()
         /// The scoped instances built here that are to be disposed, in creation order. Recorded in the
-        /// same critical section that ends the instance's build (see `endBuild(_:recording:owner:)`).
+        /// same critical section that ends the instance's build (see `endBuild(_:recording:identity:owner:)`).
         var disposals = DisposalRecord()
         /// The gates of this scope's instances being built, by cell (see ``GateHost``).
         var gates = IdentityTable<GateEntry>()
@@ -316,11 +316,12 @@ public final class ServiceScope: Sendable {
         do throws(ProvisionError) {
             value = try make()
         } catch {
-            endBuild(key, recording: nil, owner: owner)
+            endBuild(key, recording: nil, identity: nil, owner: owner)
             throw error
         }
         let disposal = classifier.disposal(of: value)
-        guard endBuild(key, recording: disposal, owner: owner) else {
+        let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
+        guard endBuild(key, recording: disposal, identity: identity, owner: owner) else {
             throw refusedBuild(key, disposal: disposal)
         }
         return value
@@ -359,9 +360,17 @@ public final class ServiceScope: Sendable {
     /// - Returns: `false` when the recording was refused (the close stopped waiting): the caller disposes
     ///   the instance.
     @discardableResult
-    private func endBuild(_ key: BindingKey, recording disposal: InstanceRecorder.Disposal?, owner: UInt) -> Bool {
+    private func endBuild(
+        _ key: BindingKey,
+        recording disposal: InstanceRecorder.Disposal?,
+        identity: ObjectIdentifier?,
+        owner: UInt
+    ) -> Bool {
         let (recorded, woken) = state.withLock { state in
-            (state.disposals.record(key, disposal: disposal, keepsAll: false), state.builds.endBuild(owner: owner))
+            (
+                state.disposals.record(key, disposal: disposal, identity: identity, keepsAll: false),
+                state.builds.endBuild(owner: owner)
+            )
         }
         for wake in woken { wake() }
         return recorded
@@ -383,11 +392,12 @@ public final class ServiceScope: Sendable {
         do throws(ProvisionError) {
             value = try await make()
         } catch {
-            endBuild(key, recording: nil, owner: owner)
+            endBuild(key, recording: nil, identity: nil, owner: owner)
             throw error
         }
         let disposal = classifier.disposal(of: value)
-        guard endBuild(key, recording: disposal, owner: owner) else {
+        let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
+        guard endBuild(key, recording: disposal, identity: identity, owner: owner) else {
             var failure: ProvisionError?
             if let disposal {
                 let timeout = injector.configuration.lifecycleHookTimeout
