@@ -56,7 +56,7 @@ public final class Injector: Sendable {
     let installedModules = Locked<[any Module]>([])
 
     /// For a child: whether its parent may hold the just-in-time binding of a declared type, by key (see
-    /// `parentMayHoldJustInTime(_:)` and ``JustInTimeVerdicts``). A leaf lock: held to read or record a
+    /// `parentMayHoldJustInTime(_:)` and `JustInTimeVerdicts`). A leaf lock: held to read or record a
     /// verdict, never while one is worked out; reset by ``install(_:)``, whose bindings may change one.
     let justInTimeVerdicts = Locked(JustInTimeVerdicts())
 
