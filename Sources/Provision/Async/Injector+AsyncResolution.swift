@@ -26,7 +26,8 @@ extension Injector {
     /// - Throws: ``ProvisionError`` from building an element.
     public func getAll<T>(_ type: T.Type, named name: String? = nil) async throws(ProvisionError) -> [T] {
         let key = BindingKey([T].self, named: name)
-        if isShuttingDown { throw ProvisionError.shutDown(key) }
+        // This injector's shutdown ends every request; an ancestor's only those that fall back to it.
+        if lifecycle.isClosed { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: [T].self) else {
             // A shutdown that began since emptied the registries: then it throws too.
             if isShuttingDown { throw ProvisionError.shutDown(key) }

@@ -260,7 +260,10 @@ extension InstanceCell {
                     finish(built: value, gate: gate, in: host)
                     return value
                 case .failure(let error):
-                    finish(.failed(error), gate: gate, in: host)
+                    // A factory that honoured its task's cancellation (`CancellationError`) failed for the
+                    // builder's own reason: its waiters, not cancelled, decide again instead of inheriting it.
+                    let cancelledHere = error.code == .factoryFailed && error.cause is CancellationError
+                    finish(.failed(cancelledHere && Task.isCancelled ? .cancelled(key) : error), gate: gate, in: host)
                     throw error
                 }
             }

@@ -223,8 +223,9 @@ extension Injector {
     /// nothing more. Child injectors are not shut down with their parent: a child's request that falls
     /// back to it (for a binding it holds, directly or through a binding of the child that depends on
     /// one) throws `shutDown`, while the child's own bindings, and the handles, optionals and
-    /// self-declaring types the child makes itself, keep resolving. Open ``ServiceScope``s are closed by
-    /// their owners.
+    /// self-declaring types the child makes itself, keep resolving. (An optional of a type that nothing
+    /// binds throws `shutDown` too: the parent's emptied tables can't tell whether it would have bound
+    /// it.) Open ``ServiceScope``s are closed by their owners.
     ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every stop hook and disposal that failed.
     public func shutdown() async throws(ProvisionError) {
