@@ -128,6 +128,15 @@ extension InstanceCell {
         }
     }
 
+    /// What a failed build records as its gate's outcome: the builder's error, except when a factory
+    /// honoured the cancellation of the builder's task (it threw `CancellationError` in a cancelled
+    /// task, synchronous or async): that failure is the builder's own, recorded as `cancelled`, so that
+    /// its waiters, not cancelled, decide again instead of inheriting it.
+    private func builderOutcome(of error: ProvisionError) -> ProvisionError {
+        guard error.code == .factoryFailed, error.cause is CancellationError, Task.isCancelled else { return error }
+        return ProvisionError.cancelled(key)
+    }
+
     /// The builder's failure that a waiter at `gate` fails with too (see
     /// ``publishedAddress(after:waitsAsynchronously:)``); `nil` when the build succeeded, is not over, or
     /// ended with a failure of the builder's own.
@@ -194,7 +203,7 @@ extension InstanceCell {
                 do throws(ProvisionError) {
                     value = try make(factoryContext(context, gate: gate))
                 } catch {
-                    finish(.failed(error), gate: gate, in: host)
+                    finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
                     throw error
                 }
                 finish(built: value, gate: gate, in: host)
@@ -260,10 +269,7 @@ extension InstanceCell {
                     finish(built: value, gate: gate, in: host)
                     return value
                 case .failure(let error):
-                    // A factory that honoured its task's cancellation (`CancellationError`) failed for the
-                    // builder's own reason: its waiters, not cancelled, decide again instead of inheriting it.
-                    let cancelledHere = error.code == .factoryFailed && error.cause is CancellationError
-                    finish(.failed(cancelledHere && Task.isCancelled ? .cancelled(key) : error), gate: gate, in: host)
+                    finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
                     throw error
                 }
             }

@@ -70,6 +70,13 @@ final class Registry: Sendable {
         (lookup.node(for: key) ?? lockedNode(for: key))?.takeUnretainedValue() as? any AnyNode
     }
 
+    /// Whether `key` was bound when the registry was closed (by a shutdown, which emptied the tables):
+    /// so that a child's install can't shadow a key its shut-down parent held. A scan of the key's
+    /// stripe, for that rare path only.
+    func wasBound(atClose key: BindingKey) -> Bool {
+        stripe(for: key).withState { state in state.isClosed && state.nodes.contains { $0.key == key } }
+    }
+
     /// Every node of the injector, in no particular order (none once the registry is closed).
     var nodes: [any AnyNode] {
         stripes.flatMap(\.nodes)

@@ -209,7 +209,8 @@ public final class Injector: Sendable {
     /// - Throws: ``ProvisionError`` with ``ProvisionError/Code/duplicateBinding`` (also for multibinding
     ///   elements, which can't be added to a running injector's collections),
     ///   ``ProvisionError/Code/incompleteBinding``, ``ProvisionError/Code/configurationFailed``, or
-    ///   ``ProvisionError/Code/shutDown`` (the injector is shutting down).
+    ///   ``ProvisionError/Code/shutDown`` (the injector is shutting down, or the module binds a key that a
+    ///   shut-down ancestor held).
     public func install(_ module: any Module) throws(ProvisionError) {
         if lifecycle.isClosed { throw ProvisionError.shutDown(nil) }
         let (records, eagerKeys) = try configured(module)
@@ -224,6 +225,11 @@ public final class Injector: Sendable {
         // A key an ancestor binds is bound here too (requests fall back to it, and plans linked so far
         // use it): a running child can't shadow it.
         if let parent {
+            // A key a shut-down ancestor held resolves nowhere now; the child's requests for it throw
+            // `shutDown`, and an install doesn't change that.
+            for node in added where parent.heldBeforeShutdown(node.key) {
+                throw ProvisionError.shutDown(node.key)
+            }
             for node in added where parent.hasAnyBinding(for: node.key) {
                 throw ProvisionError.duplicateBinding(
                     node.key,
@@ -267,6 +273,17 @@ public final class Injector: Sendable {
         while let injector = current {
             // A lock-free miss may be an install in progress: look again under the stripe's lock.
             if injector.registry.node(for: key) ?? injector.registry.lockedNode(for: key) != nil { return true }
+            current = injector.parent
+        }
+        return false
+    }
+
+    /// Whether this injector or an ancestor shut down while it held `key` (see
+    /// ``Registry/wasBound(atClose:)``).
+    func heldBeforeShutdown(_ key: BindingKey) -> Bool {
+        var current: Injector? = self
+        while let injector = current {
+            if injector.lifecycle.isClosed, injector.registry.wasBound(atClose: key) { return true }
             current = injector.parent
         }
         return false
