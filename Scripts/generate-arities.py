@@ -8,7 +8,8 @@ in a loop over its elements (see the "Performance" article). Up to MAX_ARITY par
 the services of real daemons, every arity has its own overloads, written by this script:
 
   Sources/Provision/Resolution/ConstructorStep+Arity.swift   the captured state of each plan
-  Sources/Provision/Resolution/Recipe+Arity.swift            the recipes that link those plans
+  Sources/Provision/Resolution/Recipe+Arity.swift            the recipes that link those plans (1-4)
+  Sources/Provision/Resolution/Recipe+WideArity.swift        the same for 5 to MAX_ARITY dependencies
   Sources/Provision/Module/BindingBuilder+Arity.swift        `binder.bind(X.self).to(X.init(...))`
   Sources/Provision/Declaration/Injection+Arity.swift        `Injection(X.init(...))`
 
@@ -23,6 +24,8 @@ import sys
 import tempfile
 
 MAX_ARITY = 12
+# The recipes up to this arity (most services) and those above it (wide services) are two files.
+NARROW_ARITY = 4
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 NAMES = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P"]
 WORDS = [
@@ -103,15 +106,16 @@ def steps():
     return "\n".join(lines).rstrip() + "\n"
 
 
-def recipes():
+def recipes(first, last, what):
     lines = [
         HEADER,
-        "// Fixed-arity constructor recipes: see Scripts/generate-arities.py for why they exist beside the",
-        "// parameter-pack recipe (`Recipe.constructor<each D>`), and `ConstructorStep.swift` for the steps.",
+        "// Fixed-arity constructor recipes, {}: see Scripts/generate-arities.py for why they".format(what),
+        "// exist beside the parameter-pack recipe (`Recipe.constructor<each D>`), and `ConstructorStep.swift`",
+        "// for the steps.",
         "",
         "extension Recipe {",
     ]
-    for n in range(1, MAX_ARITY + 1):
+    for n in range(first, last + 1):
         params = names(n)
         keys = ", ".join("BindingKey({}.self)".format(name) for name in params)
         lines.append("    /// A constructor binding of {}: their types are the dependencies.".format(WORDS[n]))
@@ -276,7 +280,13 @@ def injections():
 
 OUTPUTS = {
     "Sources/Provision/Resolution/ConstructorStep+Arity.swift": steps,
-    "Sources/Provision/Resolution/Recipe+Arity.swift": recipes,
+    "Sources/Provision/Resolution/Recipe+Arity.swift": lambda: recipes(
+        1, NARROW_ARITY, "one to {} dependencies".format(WORDS[NARROW_ARITY].split()[0])
+    ),
+    "Sources/Provision/Resolution/Recipe+WideArity.swift": lambda: recipes(
+        NARROW_ARITY + 1, MAX_ARITY, "{} to {} dependencies".format(
+            WORDS[NARROW_ARITY + 1].split()[0], WORDS[MAX_ARITY].split()[0])
+    ),
     "Sources/Provision/Module/BindingBuilder+Arity.swift": builders,
     "Sources/Provision/Declaration/Injection+Arity.swift": injections,
 }
