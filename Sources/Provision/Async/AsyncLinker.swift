@@ -73,7 +73,7 @@ struct AsyncLinker: Sendable {
         let key = node.key
         return AsyncPlan(
             { [unowned(unsafe) owner = node.injector] context throws(ProvisionError) in
-                if owner.isShuttingDown { throw ProvisionError.shutDown(key) }
+                try owner.checkNotShuttingDown(key)
                 return try await plan.make(context)
             },
             settle: plan.settle

@@ -11,8 +11,8 @@ struct WaitReport {
     }
 
     /// Reports the wait, with the error the waiter fails with because of it: the builder's failure it
-    /// inherits, or the wait's own end (`timedOut`, `cancelled`).
-    func end<T>(of cell: InstanceCell<T>, failure: ProvisionError?) {
+    /// inherits, or the wait's own end (`timedOut`, `cancelled`); worked out only for an observer.
+    func end<T>(of cell: InstanceCell<T>, failure: @autoclosure () -> ProvisionError?) {
         guard let observer, let started else { return }
         let elapsed = started.duration(to: .now)
         observer.receive(
@@ -21,7 +21,7 @@ struct WaitReport {
                 key: cell.key,
                 scope: cell.isScoped ? .scoped : .singleton,
                 duration: elapsed,
-                error: failure
+                error: failure()
             ))
     }
 }

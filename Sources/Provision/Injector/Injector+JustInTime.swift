@@ -121,10 +121,11 @@ extension Injector {
     }
 
     /// Whether the just-in-time binding of `key` that `ancestor` holds builds it as this injector would:
-    /// every injector from this one up to `ancestor` may leave it to its parent. `true` for types that
-    /// don't declare themselves (their bindings are shared as before).
+    /// every injector from this one up to `ancestor` may leave it to its parent.
     private func justInTimeBuildsAlike(_ key: BindingKey, from ancestor: Injector) -> Bool {
-        guard key.type is any Injectable.Type || key.type is any InjectableClass.Type else { return true }
+        // Only a declared type's just-in-time binding reaches here (handles are never taken from an
+        // ancestor, optionals were turned away before), so no conformance check: each child request for
+        // the key comes this way, and a cached verdict is one lock.
         var current = self
         while current !== ancestor {
             guard current.parentMayHoldJustInTime(key), let parent = current.parent else { return false }
@@ -192,6 +193,13 @@ extension Injector {
     /// with `path` otherwise. Every lookup that can miss reports through here.
     func missing(_ key: BindingKey, path: @autoclosure () -> [BindingKey]) -> ProvisionError {
         isShuttingDown ? ProvisionError.shutDown(key) : ProvisionError.notBound(key, path: path())
+    }
+
+    /// Throws `shutDown` for `key` when this injector or an ancestor has begun shutting down: what a plan
+    /// reaching another injector's binding checks before it runs (see
+    /// `Linker.crossInjectorPlan(to:plan:below:)`).
+    func checkNotShuttingDown(_ key: BindingKey) throws(ProvisionError) {
+        if isShuttingDown { throw ProvisionError.shutDown(key) }
     }
 
     /// Whether this injector or an ancestor has begun shutting down: its requests throw `shutDown`.

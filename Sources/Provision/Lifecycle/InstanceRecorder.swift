@@ -30,12 +30,10 @@ final class InstanceRecorder: Sendable {
 
         /// The identity of the instance disposed, when it is an object (see `DisposalRecord.record`).
         var identity: ObjectIdentifier? {
-            let value: Any
             switch self {
-            case .sync(let disposable): value = disposable
-            case .async(let disposable): value = disposable
+            case .sync(let disposable): InstanceIdentity.of(disposable)
+            case .async(let disposable): InstanceIdentity.of(disposable)
             }
-            return type(of: value) is AnyObject.Type ? ObjectIdentifier(value as AnyObject) : nil
         }
     }
 

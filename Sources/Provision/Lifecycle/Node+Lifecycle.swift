@@ -27,7 +27,7 @@ extension Node {
             guard let value = cell.value, !injector.configuration.lifecycleAdapters.isEmpty,
                 var actions = injector.adaptedLifecycle(of: value, key: key)
             else { return nil }
-            actions.instance = Node.identity(of: value)
+            actions.instance = InstanceIdentity.of(value)
             return actions
         }
         var actions = LifecycleActions(
@@ -35,13 +35,8 @@ extension Node {
             start: { try await (cell.value as? any ManagedService)?.start() },
             stop: { try await (cell.value as? any ManagedService)?.stop() }
         )
-        actions.instance = cell.value.flatMap(Node.identity(of:))
+        actions.instance = cell.value.flatMap { InstanceIdentity.of($0) }
         return actions
-    }
-
-    /// The identity of `value` when it is an object (a value type has none to share between keys).
-    static func identity(of value: T) -> ObjectIdentifier? {
-        type(of: value as Any) is AnyObject.Type ? ObjectIdentifier(value as AnyObject) : nil
     }
 
     /// A binding's hook, bound to the instance in `cell`.

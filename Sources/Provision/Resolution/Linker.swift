@@ -227,7 +227,7 @@ final class Linker {
         if let made = holder.crossInjectorPlans.withLock({ $0[id] }) as? Plan<D> { return made }
         let key = node.key
         let made = Plan<D> { [unowned(unsafe) owner = node.injector] context throws(ProvisionError) in
-            if owner.isShuttingDown { throw ProvisionError.shutDown(key) }
+            try owner.checkNotShuttingDown(key)
             return try plan.make(context)
         }
         return holder.crossInjectorPlans.withLock { plans in
