@@ -71,9 +71,10 @@ struct AsyncLinker: Sendable {
         // An edge into an ancestor ends with its shutdown, as in the synchronous plan (see
         // `Linker.crossInjectorPlan(to:plan:below:)`). The dependent's plan keeps this one.
         let key = node.key
+        let above = dependent.injector.parent ?? node.injector
         return AsyncPlan(
-            { [unowned(unsafe) owner = node.injector] context throws(ProvisionError) in
-                try owner.checkNotShuttingDown(key)
+            { [unowned(unsafe) above] context throws(ProvisionError) in
+                try above.checkNotShuttingDown(key)
                 return try await plan.make(context)
             },
             settle: plan.settle

@@ -133,7 +133,7 @@ extension InstanceCell {
     /// task, synchronous or async): that failure is the builder's own, recorded as `cancelled`, so that
     /// its waiters, not cancelled, decide again instead of inheriting it.
     private func builderOutcome(of error: ProvisionError) -> ProvisionError {
-        guard error.code == .factoryFailed, error.cause is CancellationError, Task.isCancelled else { return error }
+        guard error.code == .factoryFailed, error.isOwnCancellation else { return error }
         return ProvisionError.cancelled(key)
     }
 

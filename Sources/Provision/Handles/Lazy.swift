@@ -18,6 +18,7 @@ public import Synchronization
 /// Each injected `Lazy` resolves its value at most once, even when several threads read it at the same
 /// time: the first reader resolves it (with no lock held) and the others wait for that read and get its
 /// outcome. If the read fails, the readers that waited for it get its error, and the next read tries
+/// again; a read that failed because its own task was cancelled is not passed on: its waiters read
 /// again. Like ``Provider``, a lazy handle refers to its injector weakly and resolves in the injector
 /// that created it, and in the ``ServiceScope`` it was created in, if any: a `Lazy<Customer>` held by a
 /// scoped service reads that scope's customer. A binding with arguments is resolved with its defaults;
@@ -170,7 +171,13 @@ public final class Lazy<T: Sendable>: Sendable {
                     }
                     return (gate, waiting)
                 }
-                gate?.finish(result, waking: waiting)
+                // A failure that is this reader's own cancellation is not passed on: the waiters, not
+                // cancelled, read again (as a singleton's waiters build again; see `isOwnCancellation`).
+                if case .failure(let error) = result, error.isOwnCancellation {
+                    gate?.finish(nil, waking: waiting)
+                } else {
+                    gate?.finish(result, waking: waiting)
+                }
                 return try result.get()
             }
         }
@@ -181,7 +188,8 @@ public final class Lazy<T: Sendable>: Sendable {
 /// of them, for that one read.
 ///
 /// Each read has its own gate and outcome, so a reader always gets the outcome of the read it waited
-/// for — never an earlier read's error. A wait is bounded by
+/// for — never an earlier read's error — except the reader's own cancellation, after which the waiters
+/// read again. A wait is bounded by
 /// ``Injector/Configuration/singletonWaitTimeout``; it is not in the waits-for graph of singleton gates
 /// (see `WaitGraph`), which could take it in with the gate's ``owner`` as the thread it waits for.
 final class LazyGate<T: Sendable>: Sendable {
@@ -197,8 +205,9 @@ final class LazyGate<T: Sendable>: Sendable {
         self.owner = owner
     }
 
-    /// Records the read's outcome, then wakes the `waiters` readers registered on the gate.
-    func finish(_ result: Result<T, ProvisionError>, waking waiters: Int) {
+    /// Records the read's outcome (`nil`: the waiters read again), then wakes the `waiters` readers
+    /// registered on the gate.
+    func finish(_ result: Result<T, ProvisionError>?, waking waiters: Int) {
         outcome.withLock { $0 = result }
         for _ in 0..<waiters { semaphore.signal() }
     }

@@ -24,8 +24,13 @@ extension Injector {
     /// just-in-time binding or reports the key as unbound, the lookup looks again with the stripes'
     /// mutexes held, which waits for such an install to end: a request racing an install sees all of it
     /// or none of it, and never makes a just-in-time binding for a key the install is adding.
+    ///
+    /// A shut-down injector has no nodes, and a lookup doesn't pass over one to its ancestors: a request
+    /// of a grandchild whose parent shut down misses (and throws `shutDown`) even where the grandparent
+    /// still runs, as it would if the request fell back to the parent's own bindings.
     @usableFromInline
     func lookup<T>(_ key: BindingKey, as type: T.Type) -> Node<T>? {
+        if lifecycle.isClosed { return nil }
         if let node = boundNode(for: key, as: type, locked: false) ?? boundNode(for: key, as: type, locked: true) {
             return node
         }
@@ -66,6 +71,8 @@ extension Injector {
             }
             // Checked only on the way to a parent: a conformance check costs a runtime lookup.
             guard let parent = injector.parent, !(type is any SyntheticDependency.Type) else { break }
+            // A shut-down ancestor ends the walk: what lies above it is reached through it.
+            if parent.lifecycle.isClosed { return nil }
             current = parent
         }
         return nil
@@ -196,8 +203,9 @@ extension Injector {
     }
 
     /// Throws `shutDown` for `key` when this injector or an ancestor has begun shutting down: what a plan
-    /// reaching another injector's binding checks before it runs (see
-    /// `Linker.crossInjectorPlan(to:plan:below:)`).
+    /// reaching an ancestor's binding checks before it runs, called on the dependent injector's parent
+    /// (see `Linker.crossInjectorPlan(to:plan:below:)`), so that an intermediate injector's shutdown
+    /// counts as well as the owner's.
     func checkNotShuttingDown(_ key: BindingKey) throws(ProvisionError) {
         if isShuttingDown { throw ProvisionError.shutDown(key) }
     }

@@ -216,7 +216,9 @@ final class Linker {
     }
 
     /// How a binding of a child (or derived) injector reaches `node`, an ancestor's binding: through a
-    /// plan that throws `shutDown` once the ancestor has begun shutting down, then runs `plan`. The
+    /// plan that throws `shutDown` once the ancestor, or any injector between it and the dependent's,
+    /// has begun shutting down (the dependent injector's parent and its ancestors are checked), then
+    /// runs `plan`. The
     /// dependent's plan, linked before, would otherwise keep reading the ancestor's instances, disposed
     /// by its shutdown, where a request made through the ancestor's own tables throws (they are emptied).
     /// Made once per ancestor node and dependent injector, and kept by the dependent injector (which
@@ -226,8 +228,10 @@ final class Linker {
         let holder = dependent.injector
         if let made = holder.crossInjectorPlans.withLock({ $0[id] }) as? Plan<D> { return made }
         let key = node.key
-        let made = Plan<D> { [unowned(unsafe) owner = node.injector] context throws(ProvisionError) in
-            try owner.checkNotShuttingDown(key)
+        // The node is an ancestor's, so the dependent injector has a parent (the owner, for a derived one).
+        let above = holder.parent ?? node.injector
+        let made = Plan<D> { [unowned(unsafe) above] context throws(ProvisionError) in
+            try above.checkNotShuttingDown(key)
             return try plan.make(context)
         }
         return holder.crossInjectorPlans.withLock { plans in
