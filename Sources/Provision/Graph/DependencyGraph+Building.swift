@@ -74,6 +74,7 @@ extension DependencyGraph {
                 case .emptyMultibinding: reason = "missing: nothing multibound"
                 case .onlyMultibound: reason = "missing: only multibound"
                 case .misdeclared: reason = "missing: inherits its superclass's declaration"
+                case .shutDown: reason = "missing: the injector was shut down"
                 }
                 missingVertices.append(
                     Vertex(

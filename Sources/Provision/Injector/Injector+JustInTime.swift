@@ -35,8 +35,10 @@ extension Injector {
             return node
         }
         // Derived by `overriding`: the original's just-in-time binding, made there, when it is shared.
-        if let derivation, derivation.shares(justInTime: key), let node = derivation.original.lookup(key, as: type) {
-            return node
+        // A shared binding belongs to the original even when the original has none to give (it shut
+        // down): this injector doesn't make a second one.
+        if let derivation, derivation.shares(justInTime: key) {
+            return derivation.original.lookup(key, as: type)
         }
         // A declared type's binding goes as high as it builds the same way (the parent climbs further).
         // (A parent that shut down makes nothing: the request then fails with `shutDown`, as a fallback to

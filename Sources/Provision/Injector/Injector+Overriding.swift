@@ -18,7 +18,11 @@ extension Injector {
     /// depend on a replaced key, directly or through other bindings: through a constructor's parameters,
     /// the dependencies a closure declares, a ``Provider`` or ``Lazy`` handle, a multibinding's elements
     /// and injected properties. A closure that doesn't declare its dependencies, and anything that holds
-    /// an ``ObjectFactory``, may reach a replaced key, so it is re-created too. Every other binding is
+    /// an ``ObjectFactory``, may reach a replaced key, so it is re-created too. (The injected properties
+    /// are those the key's type declares, and those of the subclass a binding was seen to build: a
+    /// binding of `Animal` to `Dog.init`, where only `Dog` declares an injected property, is known to
+    /// depend on it once it has built a `Dog`. Bind the subclass's key too, `bind(Dog.self)`, or derive
+    /// after the first build, when that property is overridden.) Every other binding is
     /// this injector's own, resolved in it: its singletons (built or not) are shared, built at most once
     /// for both injectors, and stay this injector's to start and shut down.
     ///
@@ -139,7 +143,8 @@ extension Injector {
 
     /// Configures the original's modules again (those it was created with, then those installed since)
     /// and adds the bindings that depend on an overridden key to `nodes`: those `derivation` found
-    /// touched, except the keys overridden, and the touched multibinding collections with every element.
+    /// touched, except the keys overridden, and the touched multibinding collections (with the elements
+    /// that are touched themselves; the collection reaches the others in the original).
     /// Returns the eager keys among them.
     private func recreateTouchedBindings(
         of derivation: Derivation,
@@ -152,6 +157,13 @@ extension Injector {
         var moduleRecords: [[Binder.Record]] = []
         var eagerKeys: [Binder.EagerKey] = []
         let recreates = { (key: BindingKey) in derivation.touched.contains(key) && !overridden.contains(key) }
+        // A touched collection's elements: configured again, each gets a new key. The n-th element of a
+        // collection is the original's n-th (the same modules, configured in the same order). One that
+        // depends on no override is not re-created: the new collection takes the original's element
+        // (a singleton element stays shared, built at most once for both injectors).
+        var originalElements: [BindingKey: [BindingKey]] = [:]
+        var elementsSeen: [BindingKey: Int] = [:]
+        var sharedElements: [BindingKey: BindingKey] = [:]
         for (index, (module, overrides)) in sources.enumerated() {
             let (records, eager) = try configured(
                 module, overridesByDefault: overrides, checkingDuplicates: sources.count > 1)
@@ -159,7 +171,24 @@ extension Injector {
             eagerKeys += eager.filter { recreates($0.key) }
             for record in records.indices {
                 guard let node = records[record].node else { continue }
-                let key = records[record].multibinding?.collectionKey ?? records[record].key
+                var key = records[record].key
+                if let collection = records[record].multibinding?.collectionKey {
+                    guard recreates(collection) else { continue }
+                    let position = elementsSeen[collection, default: 0]
+                    elementsSeen[collection] = position + 1
+                    let originals = Self.elementKeys(of: collection, in: original, cache: &originalElements)
+                    if position < originals.count {
+                        key = originals[position]
+                        if !recreates(key) {
+                            sharedElements[records[record].key] = key
+                            continue
+                        }
+                    } else {
+                        // Not the original's configuration (a module that configures differently each
+                        // time): every element is made anew.
+                        key = collection
+                    }
+                }
                 // A binding with arguments may be a variant of its key in the original.
                 let slot = records[record].argumentFactory == nil ? nil : ArgumentVariants.slot(of: node)
                 guard recreates(key) || slot.map(recreates) == true else { continue }
@@ -169,10 +198,25 @@ extension Injector {
                 if records[record].isEager { eagerKeys.append(Injector.eagerKey(of: records[record])) }
             }
         }
-        for collection in Injector.collections(of: moduleRecords, injector: self) where recreates(collection.key) {
+        let collections = Injector.collections(of: moduleRecords, injector: self) { sharedElements[$0] ?? $0 }
+        for collection in collections where recreates(collection.key) {
             _ = nodes.addNew(collection)
         }
         return eagerKeys
+    }
+
+    /// The element keys of the original's collection `key`, in order (cached in `cache`); empty when the
+    /// original has no such collection.
+    private static func elementKeys(
+        of key: BindingKey,
+        in original: Injector,
+        cache: inout [BindingKey: [BindingKey]]
+    ) -> [BindingKey] {
+        if let known = cache[key] { return known }
+        let node = original.registry.retainedNode(for: key) as? any ReachingNode
+        let keys = (node?.dependenciesReached ?? []).filter(Binder.isElementKey)
+        cache[key] = keys
+        return keys
     }
 
     /// Whether a lookup in this injector may take `node`, found under `key` in `owner`, an ancestor:

@@ -56,8 +56,16 @@ extension Injector {
 
     /// Groups multibinding elements into one collection node per collection key, elements in order.
     ///
-    /// - Parameter modules: Each module's records, in module order.
-    static func collections(of modules: [[Binder.Record]], injector: Injector) -> [any AnyNode] {
+    /// - Parameters:
+    ///   - modules: Each module's records, in module order.
+    ///   - injector: The injector the collection nodes are made for.
+    ///   - elementKey: The key each element is taken from, given its record's key: its own, or (for an
+    ///     injector made by `overriding`) the original's element it stands for.
+    static func collections(
+        of modules: [[Binder.Record]],
+        injector: Injector,
+        elementKey: (BindingKey) -> BindingKey = { $0 }
+    ) -> [any AnyNode] {
         var order: [BindingKey] = []
         var elements: [BindingKey: [BindingKey]] = [:]
         var first: [BindingKey: (Binder.Multibinding, SourceLocation)] = [:]
@@ -70,7 +78,7 @@ extension Injector {
                     order.append(key)
                     first[key] = (multibinding, records[index].location)
                 }
-                elements[key, default: []].append(records[index].key)
+                elements[key, default: []].append(elementKey(records[index].key))
             }
         }
         return order.compactMap { key in

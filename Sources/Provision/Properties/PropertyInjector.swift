@@ -14,6 +14,14 @@ enum PropertyInjector {
         }
     }
 
+    /// The key each property `type` declares is injected from in `injector`, when it is a
+    /// ``PropertyInjectable`` class (an optional property: its optional type's when `injector` binds it,
+    /// the wrapped type's otherwise); empty for any other type.
+    static func requiredKeys(of type: any Any.Type, in injector: Injector) -> [BindingKey] {
+        guard let declaring = type as? any PropertyInjectable.Type else { return [] }
+        return requirements(of: declaring, in: injector).map(\.key)
+    }
+
     /// Every key the properties `type` declares may be injected from, when it is a ``PropertyInjectable``
     /// class: each property's key, and for an optional property the optional type's key too (which of
     /// the two an injection uses depends on the injector).

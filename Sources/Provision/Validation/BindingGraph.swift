@@ -16,6 +16,10 @@ struct BindingGraph {
         let depth: Int
         /// A binding the injector would create on first request (`Injectable`, `Provider`, `Lazy`).
         let isJustInTime: Bool
+        /// The keys of the properties injected into the binding's instances (see
+        /// ``PropertyInjectable``): dependencies like the initializer's, which the request resolves
+        /// after building the instance.
+        var propertyKeys: [BindingKey] = []
         /// The dependencies, in the order the binding declares them.
         var edges: [Edge] = []
     }
@@ -49,6 +53,9 @@ struct BindingGraph {
             case onlyMultibound(collection: Int)
             /// An ``InjectableClass`` whose declaration is its superclass's: the error a request gets.
             case misdeclared(ProvisionError)
+            /// The injector or an ancestor has begun shutting down: its tables were emptied, so nothing
+            /// is bound through it (the injector's requests throw ``ProvisionError/Code/shutDown``).
+            case shutDown
         }
 
         let key: BindingKey
@@ -71,11 +78,12 @@ extension BindingGraph {
     ///     so that their bindings are in the graph.
     /// - Complexity: O(*n* log *n* + *e*) for *n* bindings and *e* dependencies.
     init(injector: Injector, ancestorsReachedOnly: Bool = false, roots: [BindingKey] = []) {
+        // The chain ends at a shut-down injector, as lookups do: what lies above it is reached through it.
         var chain: [Injector] = []
         var current: Injector? = injector
         while let next = current {
             chain.append(next)
-            current = next.parent
+            current = next.lifecycle.isClosed ? nil : next.parent
         }
         var builder = Builder(chain: chain, ancestorsReachedOnly: ancestorsReachedOnly)
         builder.addRegisteredBindings()
@@ -152,7 +160,8 @@ extension BindingGraph {
                     shape: shape,
                     location: node.isJustInTime ? nil : node.location,
                     depth: depth,
-                    isJustInTime: node.isJustInTime
+                    isJustInTime: node.isJustInTime,
+                    propertyKeys: node.propertyDependencies
                 )
             )
             registered[depth][node.key] = index
@@ -226,6 +235,11 @@ extension BindingGraph {
                         edges.append(Edge(target: target(of: key, from: depth), kind: kind))
                     }
                 }
+                // Injected properties: resolved like constructor parameters, after the instance is built
+                // (a missing binding, a captive scoped instance or a cycle through them is found too).
+                for key in vertices[index].propertyKeys {
+                    edges.append(Edge(target: target(of: key, from: depth), kind: .construction))
+                }
                 vertices[index].edges = edges
                 index += 1
             }
@@ -266,7 +280,8 @@ extension BindingGraph {
                         shape: shape,
                         location: nil,
                         depth: depth,
-                        isJustInTime: true
+                        isJustInTime: true,
+                        propertyKeys: PropertyInjector.requiredKeys(of: key.type, in: chain[depth])
                     )
                 )
             } else {
@@ -281,6 +296,8 @@ extension BindingGraph {
         /// Why nothing binds `key`: a multibinding explains it better than a plain missing binding, and an
         /// inherited class declaration better still.
         private mutating func reason(_ key: BindingKey, from depth: Int) -> Missing.Reason {
+            // A shutdown emptied the tables the key was looked up in: that is why it is missing.
+            if chain[depth].isShuttingDown { return .shutDown }
             if let array = key.type as? any ArrayType.Type {
                 return .emptyMultibinding(element: array.elementType)
             }

@@ -82,9 +82,23 @@ extension BindingShape {
 /// A node as validation reads it. Every node is a `Node<T>`; the protocol reads it without `T`.
 protocol DescribedNode: AnyNode {
     var shape: BindingShape { get }
+    /// The keys of the properties the binding injects into its instances (see
+    /// `BindingGraph.Vertex.propertyKeys`).
+    var propertyDependencies: [BindingKey] { get }
 }
 
 extension Node: DescribedNode {
+    /// The properties `T` declares, as this node's injector injects them, and those of the subclasses
+    /// its instances turned out to be (known once it built one).
+    var propertyDependencies: [BindingKey] {
+        let seen = injectedPropertyKeys
+        let declared = PropertyInjector.requiredKeys(of: T.self, in: injector)
+        guard !seen.isEmpty else { return declared }
+        var keys = declared
+        for key in seen where !keys.contains(key) { keys.append(key) }
+        return keys
+    }
+
     var shape: BindingShape {
         BindingShape(
             dependencies: dependencies, isInstance: cell?.isPrebuilt == true, hasArguments: options?.arguments != nil,

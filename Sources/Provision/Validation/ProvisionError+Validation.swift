@@ -21,6 +21,14 @@ extension ProvisionError {
                 hint: plain.hint,
                 path: path
             )
+        case .shutDown:
+            return ProvisionError(
+                code: .shutDown,
+                key: key,
+                message: "can't resolve \(key), needed by \(dependents): the injector or an ancestor was shut down",
+                hint: ProvisionError.shutDown(key).hint,
+                path: path
+            )
         case .emptyMultibinding(let element):
             let elementType = TypeName.describe(element)
             let named = key.name.map { ", named: \"\($0)\"" } ?? ""

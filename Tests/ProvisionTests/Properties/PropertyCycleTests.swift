@@ -81,6 +81,29 @@ final class HiddenF: CycleKeyF, PropertyInjectable, @unchecked Sendable {
 // Serialized: the tests count the instances built through one shared counter.
 @Suite("Defect 10: transient property cycles are cycle errors with their path", .serialized)
 struct PropertyCycleTests {
+    /// An injector of `module` not validated on creation, so that the request meets the cycle (creation
+    /// reports it otherwise: see `validationFindsPropertyCycles`).
+    static func unvalidated(_ module: any Module) throws -> Injector {
+        try Injector(modules: [module], configuration: Injector.Configuration(validatesOnCreation: false))
+    }
+
+    @Test("validation finds a cycle through injected properties before anything is built, with its path")
+    func validationFindsPropertyCycles() {
+        let before = CycleBuilds.count.load(ordering: .relaxed)
+        let error = #expect(throws: ProvisionError.self) {
+            try Injector(
+                ClosureModule { binder in
+                    binder.bind(MixedA.self).to(MixedA.init(b:))
+                    binder.bind(MixedB.self).to(MixedB.init)
+                }
+            )
+        }
+        #expect(error?.code == .validationFailed)
+        let cycle = error?.underlyingErrors.first { $0.code == .cycle }
+        #expect(cycle?.pathDescription == "MixedA -> MixedB -> MixedA")
+        #expect(CycleBuilds.count.load(ordering: .relaxed) == before)
+    }
+
     /// The cycle error `body` throws, and how many instances were built meanwhile.
     func cycle(_ body: () throws -> Void) -> (error: ProvisionError?, built: Int) {
         let before = CycleBuilds.count.load(ordering: .relaxed)
@@ -91,7 +114,7 @@ struct PropertyCycleTests {
 
     @Test("defect 10: two transients needing each other through injected properties are a cycle, found before building")
     func direct() throws {
-        let injector = try Injector(
+        let injector = try Self.unvalidated(
             ClosureModule { binder in
                 binder.bind(PropertyPairA.self).to(PropertyPairA.init)
                 binder.bind(PropertyPairB.self).to(PropertyPairB.init)
@@ -109,7 +132,7 @@ struct PropertyCycleTests {
 
     @Test("defect 10: a property cycle through to(binding:) protocol keys is a cycle with the whole path")
     func throughDelegations() throws {
-        let injector = try Injector(
+        let injector = try Self.unvalidated(
             ClosureModule { binder in
                 binder.bind(DelegatedC.self).to(DelegatedC.init)
                 binder.bind(DelegatedD.self).to(DelegatedD.init)
@@ -124,7 +147,7 @@ struct PropertyCycleTests {
 
     @Test("defect 10: a cycle of a constructor edge and a property edge is a cycle with its path")
     func constructorAndProperty() throws {
-        let injector = try Injector(
+        let injector = try Self.unvalidated(
             ClosureModule { binder in
                 binder.bind(MixedA.self).to(MixedA.init(b:))
                 binder.bind(MixedB.self).to(MixedB.init)
@@ -151,7 +174,7 @@ struct PropertyCycleTests {
 
     @Test("defect 10: singletons needing each other through injected properties are still a cycle")
     func singletons() throws {
-        let injector = try Injector(
+        let injector = try Self.unvalidated(
             ClosureModule { binder in
                 binder.bind(PropertyPairA.self).to(PropertyPairA.init).in(.singleton)
                 binder.bind(PropertyPairB.self).to(PropertyPairB.init).in(.singleton)
