@@ -12,6 +12,35 @@ extension ProvisionError {
         )
     }
 
+    /// A child or derived injector (`makeChild`, `overriding`, `with`, `without`) asked of an injector
+    /// that has begun shutting down (or whose ancestor has).
+    static func madeFromShutDownInjector() -> ProvisionError {
+        ProvisionError(
+            code: .shutDown,
+            key: nil,
+            message: "can't make a child or derived injector of an injector that was shut down",
+            hint: "make children (makeChild) and derived injectors (overriding, with, without) before the "
+                + "parent's shutdown(); create a new injector to run again",
+            path: []
+        )
+    }
+
+    /// `key` was missing from an injector because it, or an ancestor, began shutting down (its tables
+    /// were emptied): a request, or validation, reached it along `path`.
+    static func shutDown(_ key: BindingKey, path: [BindingKey], byAncestor: Bool) -> ProvisionError {
+        ProvisionError(
+            code: .shutDown,
+            key: key,
+            message: byAncestor
+                ? "can't resolve \(key): an ancestor of the injector (its parent, or above) was shut down"
+                : "can't resolve \(key): the injector was shut down",
+            hint: byAncestor
+                ? "resolve through a child only while its ancestors run; make a new injector chain to run again"
+                : ProvisionError.shutDown(key).hint,
+            path: path.isEmpty ? [key] : path
+        )
+    }
+
     /// A synchronous request reached a binding that only the async path can build.
     ///
     /// - Parameter dependency: The binding with the async factory, when known.

@@ -14,7 +14,8 @@ extension Injector {
     /// let testing = try injector.with(FakePaymentsModule())   // which declares binder.override(...)
     /// ```
     ///
-    /// - Throws: What ``init(modules:configuration:)`` throws.
+    /// - Throws: What ``init(modules:configuration:)`` throws, and ``ProvisionError/Code/shutDown`` when
+    ///   the injector it would be made under has begun shutting down.
     public func with(_ modules: any Module...) throws(ProvisionError) -> Injector {
         let (own, overriding) = modulesWithInstalled
         return try Injector(
@@ -42,7 +43,8 @@ extension Injector {
     /// let offline = try injector.without(NetworkModule.self, SyncModule.self)
     /// ```
     ///
-    /// - Throws: What ``init(modules:configuration:)`` throws.
+    /// - Throws: What ``init(modules:configuration:)`` throws, and ``ProvisionError/Code/shutDown`` when
+    ///   the injector it would be made under has begun shutting down.
     public func without<each M>(_ types: repeat (each M).Type) throws(ProvisionError) -> Injector {
         let (own, overriding) = modulesWithInstalled
         var kept = Array(zip(own, overriding))
@@ -77,7 +79,8 @@ extension Injector {
     /// Guice: an `Injectable` singleton is then shared by the parent and every child, unless it depends,
     /// even indirectly, on something the child binds, in which case each child has its own.
     ///
-    /// - Throws: What ``init(modules:configuration:)`` throws.
+    /// - Throws: What ``init(modules:configuration:)`` throws, and ``ProvisionError/Code/shutDown`` when
+    ///   the injector it would be made under has begun shutting down.
     public func makeChild(_ modules: any Module...) throws(ProvisionError) -> Injector {
         try Injector(modules: modules, configuration: configuration, parent: self)
     }

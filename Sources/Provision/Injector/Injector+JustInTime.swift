@@ -201,7 +201,18 @@ extension Injector {
     /// ancestor began shutting down (shutdown empties the tables, so that is why it missed), `notBound`
     /// with `path` otherwise. Every lookup that can miss reports through here.
     func missing(_ key: BindingKey, path: @autoclosure () -> [BindingKey]) -> ProvisionError {
-        isShuttingDown ? ProvisionError.shutDown(key) : ProvisionError.notBound(key, path: path())
+        guard isShuttingDown else { return ProvisionError.notBound(key, path: path()) }
+        return ProvisionError.shutDown(key, path: path(), byAncestor: !lifecycle.isClosed)
+    }
+
+    /// Whether a lookup of `key` that finds no binding would make a just-in-time one here, rather than
+    /// leave it to the original (a derived injector's shared key) or the parent (a declared type it may
+    /// hold), or make none because this injector shut down: what validation mirrors below a shut-down
+    /// ancestor.
+    func wouldMakeJustInTime(_ key: BindingKey) -> Bool {
+        if lifecycle.isClosed { return false }
+        if let derivation { return !derivation.shares(justInTime: key) }
+        return parent == nil || !parentMayHoldJustInTime(key)
     }
 
     /// Throws `shutDown` for `key` when this injector or an ancestor has begun shutting down: what a plan

@@ -36,7 +36,8 @@ extension Injector {
     ///   whole collection, `[T]`, instead).
     /// - Returns: The derived injector, created with this injector's configuration (validated on
     ///   creation when it says so) and with its eager replacements built.
-    /// - Throws: What ``init(modules:configuration:)`` throws, and
+    /// - Throws: What ``init(modules:configuration:)`` throws, ``ProvisionError/Code/shutDown`` when this
+    ///   injector has begun shutting down, and
     ///   ``ProvisionError/Code/duplicateBinding`` for a multibinding element in `modules`.
     /// - Complexity: O(*n*) in the number of this injector's bindings, plus configuring its modules
     ///   again when a binding depends on a replaced key.
@@ -157,12 +158,13 @@ extension Injector {
         var moduleRecords: [[Binder.Record]] = []
         var eagerKeys: [Binder.EagerKey] = []
         let recreates = { (key: BindingKey) in derivation.touched.contains(key) && !overridden.contains(key) }
-        // A touched collection's elements: configured again, each gets a new key. The n-th element of a
-        // collection is the original's n-th (the same modules, configured in the same order). One that
-        // depends on no override is not re-created: the new collection takes the original's element
-        // (a singleton element stays shared, built at most once for both injectors).
-        var originalElements: [BindingKey: [BindingKey]] = [:]
-        var elementsSeen: [BindingKey: Int] = [:]
+        // A touched collection's elements: configured again, each gets a new key. Each stands for the
+        // original's element declared at the same place (the n-th declared there, for a loop), whatever
+        // order the module declares them in this time. One that depends on no override is not
+        // re-created: the new collection takes the original's element (a singleton element stays
+        // shared, built at most once for both injectors). One the original didn't declare is made anew.
+        var originalElements: [BindingKey: [ElementPlace: BindingKey]] = [:]
+        var elementsSeen: [ElementPlace: Int] = [:]
         var sharedElements: [BindingKey: BindingKey] = [:]
         for (index, (module, overrides)) in sources.enumerated() {
             let (records, eager) = try configured(
@@ -174,18 +176,17 @@ extension Injector {
                 var key = records[record].key
                 if let collection = records[record].multibinding?.collectionKey {
                     guard recreates(collection) else { continue }
-                    let position = elementsSeen[collection, default: 0]
-                    elementsSeen[collection] = position + 1
-                    let originals = Self.elementKeys(of: collection, in: original, cache: &originalElements)
-                    if position < originals.count {
-                        key = originals[position]
+                    var place = ElementPlace(collection: collection, location: records[record].location, index: 0)
+                    place.index = elementsSeen[place, default: 0]
+                    elementsSeen[place] = place.index + 1
+                    let originals = Self.elements(of: collection, in: original, cache: &originalElements)
+                    if let standsFor = originals[place] {
+                        key = standsFor
                         if !recreates(key) {
                             sharedElements[records[record].key] = key
                             continue
                         }
                     } else {
-                        // Not the original's configuration (a module that configures differently each
-                        // time): every element is made anew.
                         key = collection
                     }
                 }
@@ -205,18 +206,46 @@ extension Injector {
         return eagerKeys
     }
 
-    /// The element keys of the original's collection `key`, in order (cached in `cache`); empty when the
-    /// original has no such collection.
-    private static func elementKeys(
+    /// Where a multibinding element is declared: its collection, its source line, and how many elements
+    /// of the collection were declared on that line before it (a loop declares several).
+    struct ElementPlace: Hashable {
+        let collection: BindingKey
+        let location: SourceLocation
+        var index: Int
+    }
+
+    /// The element keys of the original's collection `key` by where they were declared (cached in
+    /// `cache`); empty when the original (or, for a derived original, its own original) has no such
+    /// collection.
+    private static func elements(
         of key: BindingKey,
         in original: Injector,
-        cache: inout [BindingKey: [BindingKey]]
-    ) -> [BindingKey] {
+        cache: inout [BindingKey: [ElementPlace: BindingKey]]
+    ) -> [ElementPlace: BindingKey] {
         if let known = cache[key] { return known }
-        let node = original.registry.retainedNode(for: key) as? any ReachingNode
-        let keys = (node?.dependenciesReached ?? []).filter(Binder.isElementKey)
-        cache[key] = keys
-        return keys
+        let collection = elementNode(key, below: original) as? any ReachingNode
+        var places: [ElementPlace: BindingKey] = [:]
+        var seen: [ElementPlace: Int] = [:]
+        for element in (collection?.dependenciesReached ?? []).filter(Binder.isElementKey) {
+            guard let node = Self.elementNode(element, below: original) else { continue }
+            var place = ElementPlace(collection: key, location: node.location, index: 0)
+            place.index = seen[place, default: 0]
+            seen[place] = place.index + 1
+            places[place] = element
+        }
+        cache[key] = places
+        return places
+    }
+
+    /// The node of `key` (a collection or an element) in `original` or the injectors it was derived
+    /// from.
+    private static func elementNode(_ key: BindingKey, below original: Injector) -> (any AnyNode)? {
+        var holder: Injector? = original
+        while let injector = holder {
+            if let node = injector.registry.retainedNode(for: key) { return node }
+            holder = injector.derivation?.original
+        }
+        return nil
     }
 
     /// Whether a lookup in this injector may take `node`, found under `key` in `owner`, an ancestor:
@@ -311,14 +340,21 @@ struct OverrideAnalysis {
         var justInTime: Set<BindingKey> = []
         var seeds = Array(overridden)
         var visited: Set<BindingKey> = []
-        var queue = original.registry.nodes.map(\.key)
+        // An original that was itself derived by `overriding` holds only what its derivation replaced or
+        // re-created; the rest of its modules' bindings live in its own original (its parent), and so
+        // on. They are all the original's bindings here, re-created like its own when they depend on an
+        // override: only the bindings of the first original's parent are leaves.
+        var sources = [original]
+        while let derivation = sources[sources.count - 1].derivation { sources.append(derivation.original) }
+        let leaves = sources[sources.count - 1].parent
+        var queue = sources.flatMap { $0.registry.nodes.map(\.key) }
         while let key = queue.popLast() {
             guard visited.insert(key).inserted else { continue }
             let dependencies: [BindingKey]?
-            if let node = original.registry.retainedNode(for: key) {
+            if let node = sources.lazy.compactMap({ $0.registry.retainedNode(for: key) }).first {
                 if node.isJustInTime { justInTime.insert(key) }
                 dependencies = (node as? any ReachingNode)?.dependenciesReached
-            } else if original.parent?.hasAnyBinding(for: key) == true {
+            } else if leaves?.hasAnyBinding(for: key) == true {
                 continue
             } else if let (shape, _) = original.justInTimeShape(for: key) {
                 justInTime.insert(key)

@@ -109,6 +109,9 @@ public final class Injector: Sendable {
         parent: Injector?,
         derivation: Derivation? = nil
     ) throws(ProvisionError) {
+        // A shut-down injector's tables are emptied: a child (or a derived injector) could reach none of
+        // its bindings. (One that shuts down after this check reports it on every such request.)
+        if let parent, parent.isShuttingDown { throw ProvisionError.madeFromShutDownInjector() }
         self.configuration = configuration
         self.modules = modules
         self.overridingModules =

@@ -270,7 +270,11 @@ extension BindingGraph {
                 return known
             }
             let target: Edge.Target
-            if let (shape, scope) = chain[depth].justInTimeShape(for: key) {
+            // Below a shut-down ancestor, a just-in-time binding the lookup would leave to that ancestor
+            // (or its original) is made nowhere: the request throws `shutDown`.
+            let injector = chain[depth]
+            let refused = injector.isShuttingDown && !injector.wouldMakeJustInTime(key)
+            if !refused, let (shape, scope) = injector.justInTimeShape(for: key) {
                 target = .vertex(vertices.count)
                 vertices.append(
                     Vertex(
@@ -281,7 +285,8 @@ extension BindingGraph {
                         location: nil,
                         depth: depth,
                         isJustInTime: true,
-                        propertyKeys: PropertyInjector.requiredKeys(of: key.type, in: chain[depth])
+                        propertyKeys: shape.kind == .constructor
+                            ? PropertyInjector.requiredKeys(of: key.type, in: chain[depth]) : []
                     )
                 )
             } else {

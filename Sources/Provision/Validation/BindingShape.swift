@@ -89,8 +89,10 @@ protocol DescribedNode: AnyNode {
 
 extension Node: DescribedNode {
     /// The properties `T` declares, as this node's injector injects them, and those of the subclasses
-    /// its instances turned out to be (known once it built one).
+    /// its instances turned out to be (known once it built one); none for a binding whose plan doesn't
+    /// inject properties.
     var propertyDependencies: [BindingKey] {
+        guard injectsProperties else { return [] }
         let seen = injectedPropertyKeys
         let declared = PropertyInjector.requiredKeys(of: T.self, in: injector)
         guard !seen.isEmpty else { return declared }
@@ -114,4 +116,15 @@ protocol ShapedInjection {
 
 extension Injection: ShapedInjection {
     var shape: BindingShape { recipe.shape }
+}
+
+extension Node {
+    /// Whether this binding's plan injects properties into what it builds: a constructor binding's
+    /// does (an `Injectable` declaration's too). An instance, a closure's result, a delegation (its
+    /// target's binding injects), a collection and a binding with arguments are handed out as they are.
+    var injectsProperties: Bool {
+        guard case .known = dependencies, cell?.isPrebuilt != true else { return false }
+        guard let options else { return true }
+        return options.forwarding == nil && options.arguments == nil && !options.isSeed
+    }
 }

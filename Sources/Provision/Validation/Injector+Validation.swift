@@ -68,7 +68,8 @@ extension Injector {
     /// A child (or an injector derived with ``overriding(_:)-(Module...)``) checks its own bindings
     /// and the ancestors' bindings they reach, not every binding of its ancestors: those were there
     /// before it, so a child made per request costs what its own bindings cost, not its parent's graph.
-    /// A child of a shut-down injector is not validated: every request it gets reports the shutdown.
+    /// A child whose parent began shutting down while it was made (a child of a shut-down injector is
+    /// refused) is not validated: every request it gets reports the shutdown.
     func validateOnCreation(eager: [(BindingKey, SourceLocation)]) throws(ProvisionError) {
         // A child of a shut-down injector finds its parent's tables emptied: its requests report the
         // shutdown, which validation would report as missing bindings.

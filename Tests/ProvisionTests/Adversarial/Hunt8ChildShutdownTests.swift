@@ -271,15 +271,13 @@ struct Hunt8ChildShutdownTests {
             await hunt8AsyncCode { () async throws(ProvisionError) in try await overriding.get(Hunt8OwnSingleton.self) }
                 == nil)
         #expect(hunt8Code { () throws(ProvisionError) in try overriding.get(Hunt8Shared.self) } == .shutDown)
-        // Derived after the parent's shutdown.
+        // Derived after the parent's shutdown: `with` makes a sibling of the child under the shut-down
+        // parent, which is refused (decided after hunt 11: no injector is made from a shut-down one).
         let with = Hunt5.result { () throws(ProvisionError) in
             try family.child.with(
                 ClosureModule { binder in binder.bind(Hunt8Installed.self).to(Hunt8Installed.init(own:)) })
         }
-        let derived = try #require(try? with.get(), "\(String(describing: with.hunt5Error))")
-        #expect(hunt8Code { () throws(ProvisionError) in try derived.get(Hunt8Installed.self) } == nil)
-        #expect(hunt8Code { () throws(ProvisionError) in try derived.get(Hunt8Own.self) } == nil)
-        #expect(hunt8Code { () throws(ProvisionError) in try derived.get(Hunt8Shared.self) } == .shutDown)
+        #expect(with.hunt5Error?.code == .shutDown)
     }
 
     @Test("optionals through the child: own binding a value, the parent's shutDown", arguments: [false, true])

@@ -47,10 +47,16 @@ struct StressFindingsTests {
     @Test("childLinkedAfterShutdown: a binding first linked after shutdown throws shutDown, not notBound")
     func childLinkedAfterShutdown() async throws {
         let parent = try Injector(ClosureModule { $0.bind(Leaf.self).to(Leaf.init) })
-        try await parent.shutdown()
         let child = try parent.makeChild(ClosureModule { $0.bind(Holder.self).to(Holder.init(leaf:)) })
+        try await parent.shutdown()
         let error = #expect(throws: ProvisionError.self) { try child.syncGet(Holder.self) }
         #expect(error?.code == .shutDown)
+        #expect(error?.path == [BindingKey(Holder.self), BindingKey(Leaf.self)])
+        // A child asked of the shut-down parent is refused.
+        let made = #expect(throws: ProvisionError.self) {
+            try parent.makeChild(ClosureModule { $0.bind(Holder.self).to(Holder.init(leaf:)) })
+        }
+        #expect(made?.code == .shutDown)
     }
 
     @Test("propertyDependencyStartsFirst: a service starts after the services injected into its properties")

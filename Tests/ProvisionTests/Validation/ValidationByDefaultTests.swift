@@ -77,13 +77,14 @@ struct ValidationByDefaultTests {
         #expect(try eager.get(Headlight.self).brand == "parent")
     }
 
-    @Test("a child of a shut-down injector is created without validation; its requests report the shutdown")
+    @Test("a child of a shut-down injector is refused with shutDown, not reported invalid")
     func childOfShutDownParent() async throws {
         let parent = try Injector(ClosureModule { $0.bind(Engine.self).to(Engine.init) })
         try await parent.shutdown()
-        let child = try parent.makeChild(
-            ClosureModule { $0.bind(Car.self).to { (engine: Engine) in Car(engine: engine, brakes: Brakes()) } })
-        let error = await #expect(throws: ProvisionError.self) { try await child.get(Car.self) }
+        let error = #expect(throws: ProvisionError.self) {
+            try parent.makeChild(
+                ClosureModule { $0.bind(Car.self).to { (engine: Engine) in Car(engine: engine, brakes: Brakes()) } })
+        }
         #expect(error?.code == .shutDown)
     }
 
