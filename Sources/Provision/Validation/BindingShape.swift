@@ -93,12 +93,14 @@ extension Node: DescribedNode {
     /// inject properties.
     var propertyDependencies: [BindingKey] {
         guard injectsProperties else { return [] }
-        let seen = injectedPropertyKeys
-        let declared = PropertyInjector.requiredKeys(of: T.self, in: injector)
-        guard !seen.isEmpty else { return declared }
-        var keys = declared
-        for key in seen where !keys.contains(key) { keys.append(key) }
-        return keys
+        // Linked: the plan's own record, `T`'s requirements and those of the classes it injected since
+        // (no dynamic cast of a built instance, no conformance check: validation reads every binding).
+        if let injection = AtomicReference.load(propertyInjection, as: PropertyInjection.self) {
+            var keys: [BindingKey] = []
+            for key in injection.takeUnretainedValue().injectedKeys where !keys.contains(key) { keys.append(key) }
+            return keys
+        }
+        return PropertyInjector.requiredKeys(of: T.self, in: injector)
     }
 
     var shape: BindingShape {
