@@ -30,7 +30,7 @@ extension Injector {
         if lifecycle.isClosed { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: [T].self) else {
             // A shutdown that began since emptied the registries: then it throws too.
-            if isShuttingDown { throw ProvisionError.shutDown(key) }
+            if isShuttingDown { throw missing(key, path: [key]) }
             return []
         }
         return try await node.resolveAsync(.root)

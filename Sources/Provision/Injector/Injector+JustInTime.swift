@@ -220,7 +220,7 @@ extension Injector {
     /// (see `Linker.crossInjectorPlan(to:plan:below:)`), so that an intermediate injector's shutdown
     /// counts as well as the owner's.
     func checkNotShuttingDown(_ key: BindingKey) throws(ProvisionError) {
-        if isShuttingDown { throw ProvisionError.shutDown(key) }
+        if isShuttingDown { throw ProvisionError.shutDown(key, path: [key], byAncestor: true) }
     }
 
     /// Whether this injector or an ancestor has begun shutting down: its requests throw `shutDown`.

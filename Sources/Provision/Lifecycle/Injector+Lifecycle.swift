@@ -225,7 +225,10 @@ extension Injector {
     /// one) throws `shutDown`, while the child's own bindings, and the handles, optionals and
     /// self-declaring types the child makes itself, keep resolving. (An optional of a type that nothing
     /// binds throws `shutDown` too: the parent's emptied tables can't tell whether it would have bound
-    /// it.) Open ``ServiceScope``s are closed by their owners.
+    /// it.) The same holds for every descendant: a grandchild's request that would reach its
+    /// grandparent through the shut-down parent throws `shutDown` too, and no new child or derived
+    /// injector (`makeChild`, `overriding`, `with`, `without`) is made of this one once its shutdown
+    /// has begun. Open ``ServiceScope``s are closed by their owners.
     ///
     /// - Throws: ``ProvisionError/Code/stopFailed`` listing every stop hook and disposal that failed.
     public func shutdown() async throws(ProvisionError) {

@@ -48,7 +48,7 @@ extension Injector {
         guard let node = lookup(key, as: [T].self) else {
             // Nothing multibound, or the registries were emptied by a shutdown (this injector's or an
             // ancestor's): then, like every request, it throws.
-            if isShuttingDown { throw ProvisionError.shutDown(key) }
+            if isShuttingDown { throw missing(key, path: [key]) }
             return []
         }
         return try node.resolve(.root)

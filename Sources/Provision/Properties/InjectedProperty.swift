@@ -31,11 +31,17 @@ public struct InjectedProperty: Sendable {
         }
     }
 
+    /// Sets the property on `object` (when it is of the declaring class) from its binding resolved by
+    /// an async request, awaiting an async factory: what an async request's constructor plan injects
+    /// with. Returns whether it set the property.
+    let applyAsync: @Sendable (AnyObject, Injector, ResolutionContext) async throws(ProvisionError) -> Bool
+
     init<Value>(
         key: BindingKey,
         keyPath: any AnyKeyPath & Sendable,
         valueType: Value.Type,
         optionalForm: OptionalForm? = nil,
+        assign: @escaping @Sendable (AnyObject, Value) -> Bool,
         apply: @escaping @Sendable (AnyObject, Resolver, _ onlyIfNil: Bool) throws(ProvisionError) -> Bool
     ) {
         self.key = key
@@ -44,6 +50,9 @@ public struct InjectedProperty: Sendable {
         self.optionalForm = optionalForm
         self.link = { linker, injector throws(ProvisionError) in
             try linker.link(property: key, as: Value.self, in: injector)
+        }
+        self.applyAsync = { object, injector, context throws(ProvisionError) in
+            assign(object, try await injector.resolveAsync(key, as: Value.self, context: context))
         }
     }
 
@@ -66,7 +75,12 @@ public struct InjectedProperty: Sendable {
         named name: String? = nil
     ) -> InjectedProperty {
         let key = BindingKey(Value.self, named: name)
-        return InjectedProperty(key: key, keyPath: keyPath, valueType: Value.self) {
+        let assign = { @Sendable (object: AnyObject, value: Value) -> Bool in
+            guard let root = object as? Root else { return false }
+            root[keyPath: keyPath] = value
+            return true
+        }
+        return InjectedProperty(key: key, keyPath: keyPath, valueType: Value.self, assign: assign) {
             object, resolver, _ throws(ProvisionError) in
             guard let root = object as? Root else { return false }
             root[keyPath: keyPath] = try resolver.get(Value.self, named: name)
@@ -99,10 +113,16 @@ public struct InjectedProperty: Sendable {
         _ keyPath: any ReferenceWritableKeyPath<Root, Value?> & Sendable,
         named name: String? = nil
     ) -> InjectedProperty {
+        let assign = { @Sendable (object: AnyObject, value: Value?) -> Bool in
+            guard let root = object as? Root else { return false }
+            root[keyPath: keyPath] = value
+            return true
+        }
         let fromOptional = InjectedProperty(
             key: BindingKey(Value?.self, named: name),
             keyPath: keyPath,
-            valueType: Value?.self
+            valueType: Value?.self,
+            assign: assign
         ) { object, resolver, onlyIfNil throws(ProvisionError) in
             guard let root = object as? Root else { return false }
             if onlyIfNil && root[keyPath: keyPath] != nil { return false }
@@ -113,7 +133,8 @@ public struct InjectedProperty: Sendable {
             key: BindingKey(Value.self, named: name),
             keyPath: keyPath,
             valueType: Value.self,
-            optionalForm: OptionalForm(fromOptional)
+            optionalForm: OptionalForm(fromOptional),
+            assign: { object, value in assign(object, .some(value)) }
         ) { object, resolver, onlyIfNil throws(ProvisionError) in
             guard let root = object as? Root else { return false }
             if onlyIfNil && root[keyPath: keyPath] != nil { return false }

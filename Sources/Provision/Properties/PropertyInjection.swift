@@ -96,6 +96,32 @@ final class PropertyInjection: Sendable {
         }
     }
 
+    /// ``inject(_:_:)`` in an async request: the properties' bindings are resolved by the async path.
+    func injectAsync(_ object: any PropertyInjectable, _ context: ResolutionContext) async throws(ProvisionError) {
+        let inner = try context.enteringClosure(key, tracksPath: tracksPath)
+        try StackGuard.check(key)
+        do throws(ProvisionError) {
+            try await PropertyInjector.injectAsync(
+                object, requirements: requirements(of: type(of: object)), injector: injector, context: inner)
+        } catch {
+            throw error.prepending(key)
+        }
+    }
+
+    /// ``injectIfDeclared(_:_:)`` in an async request.
+    func injectIfDeclaredAsync(_ value: Any, _ context: ResolutionContext) async throws(ProvisionError) {
+        let dynamicType: any Any.Type = type(of: value)
+        let id = UInt(bitPattern: ObjectIdentifier(dynamicType))
+        if lastUndeclared.load(ordering: .relaxed) == id { return }
+        guard let object = value as? any PropertyInjectable else {
+            if dynamicType is AnyObject.Type || TypeShape.holdsOnlyItself(dynamicType) {
+                lastUndeclared.store(id, ordering: .relaxed)
+            }
+            return
+        }
+        try await injectAsync(object, context)
+    }
+
     /// The keys of the properties this binding's instances were given: those its key's class declares,
     /// and those of every other declaring class it built an instance of so far. Read by
     /// ``Injector/start()`` after building every singleton, to order services by what their
@@ -228,13 +254,14 @@ extension Node {
     }
 
     /// The async counterpart of ``scopedConstruction(_:_:)`` without the scope: the properties are
-    /// resolved synchronously once the value was built.
+    /// resolved by the async path once the value was built (a property bound to an async factory is
+    /// awaited).
     func injectingPropertiesAsync(_ plan: AsyncPlan<T>, _ injection: ConstructionInjection) -> AsyncPlan<T> {
         if let declared = injection.declared {
             return AsyncPlan { context throws(ProvisionError) in
                 let value = try await plan.make(context)
                 if let object = value as? any PropertyInjectable {
-                    try declared.inject(object, context)
+                    try await declared.injectAsync(object, context)
                 }
                 return value
             }
@@ -242,7 +269,12 @@ extension Node {
         guard let dynamic = injection.dynamic else { return plan }
         let key = self.key
         return AsyncPlan { context throws(ProvisionError) in
-            try PropertyInjection.finish(try await plan.make(context), dynamic, key: key, context)
+            let value = try await plan.make(context)
+            if TypeShape.isReference(T.self), TypeShape.classWord(of: value) == UInt(bitPattern: key.id) {
+                return value
+            }
+            try await dynamic.injectIfDeclaredAsync(value, context)
+            return value
         }
     }
 }

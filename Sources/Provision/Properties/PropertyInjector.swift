@@ -59,6 +59,30 @@ enum PropertyInjector {
     }
 }
 
+extension PropertyInjector {
+    /// ``inject(_:requirements:resolver:onlyIfNil:)`` in an async request: each property's binding is
+    /// resolved by the async path, so a property bound to an async factory (or to a binding below one)
+    /// is set, as the async request's constructor promises.
+    static func injectAsync(
+        _ object: any PropertyInjectable,
+        requirements: [InjectedProperty],
+        injector: Injector,
+        context: ResolutionContext
+    ) async throws(ProvisionError) {
+        var missing: [ProvisionError] = []
+        for property in requirements {
+            do throws(ProvisionError) {
+                _ = try await property.applyAsync(object, injector, context)
+            } catch {
+                guard error.code == .notBound else { throw error }
+                missing += error.underlyingErrors.isEmpty ? [error] : error.underlyingErrors
+            }
+        }
+        guard missing.isEmpty else { throw ProvisionError.missingDependencies(missing) }
+        object.didInjectDependencies()
+    }
+}
+
 extension Injector {
     /// Sets the injected properties of an object created elsewhere, then calls its
     /// ``PropertyInjectable/didInjectDependencies()`` once.

@@ -262,8 +262,10 @@ final class Linker {
     /// injected properties, or a missing binding for one, is found before anything is built.
     ///
     /// The injection resolves the property when it runs (through a ``Resolver``, which checks the
-    /// stack and the path itself), so the property's traits and height are not the dependent's: only
-    /// its plan's existence and acyclicity are checked here.
+    /// stack and the path itself), so the property's traits and height are not the dependent's, but
+    /// one: a property whose binding only the async path can build makes the dependent need it too (its
+    /// async plan awaits the property; a synchronous request throws `requiresAsync`). Otherwise only its
+    /// plan's existence and acyclicity are checked here.
     func link<D>(property key: BindingKey, as type: D.Type, in injector: Injector) throws(ProvisionError) {
         guard let node = injector.lookup(key, as: type) else {
             let error = injector.missing(key, path: stack + [key])
@@ -272,5 +274,8 @@ final class Linker {
             return
         }
         _ = try plan(for: node)
+        if let index = dependencyTraits.indices.last {
+            dependencyTraits[index].traits.formUnion(node.traits.intersection(.needsAsync))
+        }
     }
 }

@@ -60,7 +60,7 @@ extension Injector {
         -> T?
     {
         guard let node = lookup(key, as: type) else {
-            if isShuttingDown { throw ProvisionError.shutDown(key) }
+            if isShuttingDown { throw missing(key, path: [key]) }
             return nil
         }
         return try node.resolve(context)

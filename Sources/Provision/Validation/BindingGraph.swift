@@ -230,6 +230,10 @@ extension BindingGraph {
                     if shape.isOptional {
                         if let target = target(of: key, from: depth, recordingMissing: false) {
                             edges.append(Edge(target: target, kind: kind))
+                        } else if chain[depth].isShuttingDown {
+                            // Below a shut-down ancestor, whose emptied tables can't tell whether it bound
+                            // the key, the request throws `shutDown` rather than give `nil`.
+                            edges.append(Edge(target: target(of: key, from: depth), kind: kind))
                         }
                     } else {
                         edges.append(Edge(target: target(of: key, from: depth), kind: kind))
