@@ -129,12 +129,13 @@ public struct InjectedProperty: Sendable {
             root[keyPath: keyPath] = try resolver.get(Value?.self, named: name)
             return true
         }
+        let assignWrapped = { @Sendable (object: AnyObject, value: Value) -> Bool in assign(object, .some(value)) }
         return InjectedProperty(
             key: BindingKey(Value.self, named: name),
             keyPath: keyPath,
             valueType: Value.self,
             optionalForm: OptionalForm(fromOptional),
-            assign: { object, value in assign(object, .some(value)) }
+            assign: assignWrapped
         ) { object, resolver, onlyIfNil throws(ProvisionError) in
             guard let root = object as? Root else { return false }
             if onlyIfNil && root[keyPath: keyPath] != nil { return false }
