@@ -61,18 +61,25 @@ final class PropertyInjection: Sendable {
     /// forwarding thunk.
     @usableFromInline
     func injectIfDeclared(_ value: Any, _ context: ResolutionContext) throws(ProvisionError) {
+        guard let object = declaringObject(value) else { return }
+        try inject(object, context)
+    }
+
+    /// `value` as an object whose class declares injected properties; `nil` when it is not one (and the
+    /// last such type is remembered, so that the next instance of it is turned away without a cast).
+    private func declaringObject(_ value: Any) -> (any PropertyInjectable)? {
         let dynamicType: any Any.Type = type(of: value)
         let id = UInt(bitPattern: ObjectIdentifier(dynamicType))
-        if lastUndeclared.load(ordering: .relaxed) == id { return }
+        if lastUndeclared.load(ordering: .relaxed) == id { return nil }
         guard let object = value as? any PropertyInjectable else {
             // An optional's type says nothing about whether its next value is an object that declares
             // properties; any other type's instances never do if this one doesn't.
             if dynamicType is AnyObject.Type || TypeShape.holdsOnlyItself(dynamicType) {
                 lastUndeclared.store(id, ordering: .relaxed)
             }
-            return
+            return nil
         }
-        try inject(object, context)
+        return object
     }
 
     /// Sets the properties of a freshly built `object` and calls its hook.
@@ -110,15 +117,7 @@ final class PropertyInjection: Sendable {
 
     /// ``injectIfDeclared(_:_:)`` in an async request.
     func injectIfDeclaredAsync(_ value: Any, _ context: ResolutionContext) async throws(ProvisionError) {
-        let dynamicType: any Any.Type = type(of: value)
-        let id = UInt(bitPattern: ObjectIdentifier(dynamicType))
-        if lastUndeclared.load(ordering: .relaxed) == id { return }
-        guard let object = value as? any PropertyInjectable else {
-            if dynamicType is AnyObject.Type || TypeShape.holdsOnlyItself(dynamicType) {
-                lastUndeclared.store(id, ordering: .relaxed)
-            }
-            return
-        }
+        guard let object = declaringObject(value) else { return }
         try await injectAsync(object, context)
     }
 
