@@ -31,7 +31,7 @@ extension Optional: OptionalType {
                         // Unowned: the injector owns this plan (through its node).
                         return .sync(
                             Plan { [unowned injector] context throws(ProvisionError) in
-                                try injector.resolveIfBound(target, as: Wrapped.self, context: context)
+                                try injector.resolveIfBound(target, as: Wrapped.self, for: key, context: context)
                             }
                         )
                     }
@@ -55,12 +55,16 @@ extension Optional: OptionalType {
 
 extension Injector {
     /// Resolves `key` when something binds it (this injector, an ancestor, or a just-in-time binding);
-    /// `nil` when nothing does. A shut-down injector throws ``ProvisionError/Code/shutDown`` instead.
-    func resolveIfBound<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError)
-        -> T?
-    {
+    /// `nil` when nothing does. A shut-down injector (or one below a shut-down ancestor) throws
+    /// ``ProvisionError/Code/shutDown`` instead, with the path from `optional`, the key of the request.
+    func resolveIfBound<T>(
+        _ key: BindingKey,
+        as type: T.Type,
+        for optional: BindingKey,
+        context: ResolutionContext
+    ) throws(ProvisionError) -> T? {
         guard let node = lookup(key, as: type) else {
-            if isShuttingDown { throw missing(key, path: [key]) }
+            if isShuttingDown { throw missing(key, path: [optional, key]) }
             return nil
         }
         return try node.resolve(context)
