@@ -34,17 +34,16 @@ extension Injector {
         if let node = boundNode(for: key, as: type, locked: false) ?? boundNode(for: key, as: type, locked: true) {
             return node
         }
-        // Derived by `overriding`: the original's just-in-time binding, made there, when it is shared.
-        // A shared binding belongs to the original even when the original has none to give (it shut
-        // down): this injector doesn't make a second one.
-        if let derivation, derivation.shares(justInTime: key) {
-            return derivation.original.lookup(key, as: type)
-        }
-        // A declared type's binding goes as high as it builds the same way (the parent climbs further).
-        // (A parent that shut down makes nothing: the request then fails with `shutDown`, as a fallback to
-        // the parent, rather than this injector making a binding the parent would hold.)
-        if derivation == nil, let parent, parentMayHoldJustInTime(key) {
-            return parent.lookup(key, as: type)
+        switch justInTimeHome(key) {
+        case .elsewhere(let owner):
+            // The original's (a shared key of a derived injector) or the parent's (a declared type, which
+            // climbs as high as it builds the same way). One that shut down makes nothing: the request
+            // then fails with `shutDown` rather than this injector making a second binding.
+            return owner.lookup(key, as: type)
+        case .nowhere:
+            return nil
+        case .here:
+            break
         }
         // A closed registry adds nothing: the caller reports the shutdown.
         guard let made = justInTimeNode(for: key, as: type), let node = registry.installIfAbsent(made) else {
@@ -205,14 +204,21 @@ extension Injector {
         return ProvisionError.shutDown(key, path: path(), byAncestor: !lifecycle.isClosed)
     }
 
-    /// Whether a lookup of `key` that finds no binding would make a just-in-time one here, rather than
-    /// leave it to the original (a derived injector's shared key) or the parent (a declared type it may
-    /// hold), or make none because this injector shut down: what validation mirrors below a shut-down
-    /// ancestor.
+    /// Where the just-in-time binding of `key`, which no injector binds, is made (see `JustInTimeHome`).
+    func justInTimeHome(_ key: BindingKey) -> JustInTimeHome {
+        if lifecycle.isClosed { return .nowhere }
+        if let derivation {
+            return derivation.shares(justInTime: key) ? .elsewhere(derivation.original) : .here
+        }
+        if let parent, parentMayHoldJustInTime(key) { return .elsewhere(parent) }
+        return .here
+    }
+
+    /// Whether a lookup of `key` that finds no binding would make a just-in-time one here: what validation
+    /// mirrors below a shut-down ancestor.
     func wouldMakeJustInTime(_ key: BindingKey) -> Bool {
-        if lifecycle.isClosed { return false }
-        if let derivation { return !derivation.shares(justInTime: key) }
-        return parent == nil || !parentMayHoldJustInTime(key)
+        if case .here = justInTimeHome(key) { return true }
+        return false
     }
 
     /// Throws `shutDown` for `key` when this injector or an ancestor has begun shutting down: what a plan
@@ -237,4 +243,16 @@ extension Injector {
 extension Injectable {
     /// The declaration, type-erased, for just-in-time bindings found through an existential metatype.
     static var anyInjection: Any { injection }
+}
+
+/// Where a lookup that found no binding makes the just-in-time binding of a key: the one decision that
+/// `Injector.lookup` acts on and validation mirrors.
+enum JustInTimeHome {
+    /// In this injector.
+    case here
+    /// In another injector, which decides again: a derived injector's original, for a key it shares, or
+    /// the parent, for a declared type that builds the same way from there.
+    case elsewhere(Injector)
+    /// Nowhere: this injector shut down.
+    case nowhere
 }
