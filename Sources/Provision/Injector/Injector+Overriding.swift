@@ -240,12 +240,17 @@ extension Injector {
     /// The node of `key` (a collection or an element) in `original` or the injectors it was derived
     /// from.
     private static func elementNode(_ key: BindingKey, below original: Injector) -> (any AnyNode)? {
-        var holder: Injector? = original
-        while let injector = holder {
-            if let node = injector.registry.retainedNode(for: key) { return node }
-            holder = injector.derivation?.original
-        }
-        return nil
+        original.derivationChain.lazy.compactMap { $0.registry.retainedNode(for: key) }.first
+    }
+
+    /// This injector, and for one made by ``overriding(_:)-(Module...)``, the injector it was derived
+    /// from, and so on: together they hold the bindings of this injector's modules (a derived injector
+    /// holds only what its derivation replaced or re-created). The last one's parent is
+    /// ``moduleParent``.
+    var derivationChain: [Injector] {
+        var chain = [self]
+        while let derivation = chain[chain.count - 1].derivation { chain.append(derivation.original) }
+        return chain
     }
 
     /// Whether a lookup in this injector may take `node`, found under `key` in `owner`, an ancestor:
@@ -344,9 +349,8 @@ struct OverrideAnalysis {
         // re-created; the rest of its modules' bindings live in its own original (its parent), and so
         // on. They are all the original's bindings here, re-created like its own when they depend on an
         // override: only the bindings of the first original's parent are leaves.
-        var sources = [original]
-        while let derivation = sources[sources.count - 1].derivation { sources.append(derivation.original) }
-        let leaves = sources[sources.count - 1].parent
+        let sources = original.derivationChain
+        let leaves = original.moduleParent
         var queue = sources.flatMap { $0.registry.nodes.map(\.key) }
         while let key = queue.popLast() {
             guard visited.insert(key).inserted else { continue }
