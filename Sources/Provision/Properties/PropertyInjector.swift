@@ -50,10 +50,21 @@ enum PropertyInjector {
             do throws(ProvisionError) {
                 _ = try property.apply(object, resolver, onlyIfNil)
             } catch {
-                guard error.code == .notBound else { throw error }
-                missing += error.underlyingErrors.isEmpty ? [error] : error.underlyingErrors
+                try collect(error, into: &missing)
             }
         }
+        try finish(object, missing: missing)
+    }
+
+    /// Records a property's missing binding in `missing` (the others are still injected); rethrows any
+    /// other failure, which stops the injection at once.
+    private static func collect(_ error: ProvisionError, into missing: inout [ProvisionError]) throws(ProvisionError) {
+        guard error.code == .notBound else { throw error }
+        missing += error.underlyingErrors.isEmpty ? [error] : error.underlyingErrors
+    }
+
+    /// Ends an injection: every missing binding in one `notBound` error, or the object's hook.
+    private static func finish(_ object: any PropertyInjectable, missing: [ProvisionError]) throws(ProvisionError) {
         guard missing.isEmpty else { throw ProvisionError.missingDependencies(missing) }
         object.didInjectDependencies()
     }
@@ -74,12 +85,10 @@ extension PropertyInjector {
             do throws(ProvisionError) {
                 _ = try await property.applyAsync(object, injector, context)
             } catch {
-                guard error.code == .notBound else { throw error }
-                missing += error.underlyingErrors.isEmpty ? [error] : error.underlyingErrors
+                try collect(error, into: &missing)
             }
         }
-        guard missing.isEmpty else { throw ProvisionError.missingDependencies(missing) }
-        object.didInjectDependencies()
+        try finish(object, missing: missing)
     }
 }
 
