@@ -9,7 +9,8 @@ the services of real daemons, every arity has its own overloads, written by this
 
   Sources/Provision/Resolution/ConstructorStep+Arity.swift   the captured state of each plan
   Sources/Provision/Resolution/Recipe+Arity.swift            the recipes that link those plans (1-4)
-  Sources/Provision/Resolution/Recipe+WideArity.swift        the same for 5 to MAX_ARITY dependencies
+  Sources/Provision/Resolution/Recipe+WideArity.swift        the same for 5-8 dependencies
+  Sources/Provision/Resolution/Recipe+WidestArity.swift      the same for 9 to MAX_ARITY dependencies
   Sources/Provision/Module/BindingBuilder+Arity.swift        `binder.bind(X.self).to(X.init(...))`
   Sources/Provision/Declaration/Injection+Arity.swift        `Injection(X.init(...))`
 
@@ -24,8 +25,10 @@ import sys
 import tempfile
 
 MAX_ARITY = 12
-# The recipes up to this arity (most services) and those above it (wide services) are two files.
+# The recipes up to this arity (most services), up to WIDE_ARITY (wide services) and above it (the
+# widest) are three files, each a few hundred lines.
 NARROW_ARITY = 4
+WIDE_ARITY = 8
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 NAMES = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P"]
 WORDS = [
@@ -284,8 +287,12 @@ OUTPUTS = {
         1, NARROW_ARITY, "one to {} dependencies".format(WORDS[NARROW_ARITY].split()[0])
     ),
     "Sources/Provision/Resolution/Recipe+WideArity.swift": lambda: recipes(
-        NARROW_ARITY + 1, MAX_ARITY, "{} to {} dependencies".format(
-            WORDS[NARROW_ARITY + 1].split()[0], WORDS[MAX_ARITY].split()[0])
+        NARROW_ARITY + 1, WIDE_ARITY, "{} to {} dependencies".format(
+            WORDS[NARROW_ARITY + 1].split()[0], WORDS[WIDE_ARITY].split()[0])
+    ),
+    "Sources/Provision/Resolution/Recipe+WidestArity.swift": lambda: recipes(
+        WIDE_ARITY + 1, MAX_ARITY, "{} to {} dependencies".format(
+            WORDS[WIDE_ARITY + 1].split()[0], WORDS[MAX_ARITY].split()[0])
     ),
     "Sources/Provision/Module/BindingBuilder+Arity.swift": builders,
     "Sources/Provision/Declaration/Injection+Arity.swift": injections,
