@@ -3,9 +3,9 @@
  * async waiter (SuspendedWaiter.swift), checked exhaustively with spin.
  *
  * Processes: NSYNC synchronous requesters (InstanceCell.build) and NASYNC async requesters
- * (InstanceCell.buildAsync) of the same singleton cell. A factory succeeds or fails
- * (nondeterministically); each async waiter can also be resumed by its timeout timer or by task
- * cancellation, each of which may or may not happen.
+ * (InstanceCell.buildAsync) of the same singleton cell. A factory succeeds, fails, or fails with its
+ * own task's cancellation (nondeterministically); each async waiter can also be resumed by its timeout
+ * timer or by task cancellation, each of which may or may not happen.
  *
  * Properties:
  *   - the factory runs at most once per successful publication: no factory starts once the value is
@@ -14,7 +14,9 @@
  *     have no timeout of their own here (the timer may also never fire), so a wake-up the builder
  *     forgets shows as a requester blocked forever;
  *   - a woken waiter always finds the gate's outcome (never .pending): value published -> done,
- *     failed -> the builder's error;
+ *     failed -> the builder's error; failed with the builder's own cancellation -> the waiter, whose
+ *     task was not cancelled, decides again (InstanceCell.builderOutcome / inheritedFailure): it may
+ *     become the next builder or wait on the next gate, and it still ends;
  *   - each SuspendedWaiter's continuation is resumed exactly once, by whichever of builder wake,
  *     timer and cancellation comes first (a cancellation that comes before the continuation is
  *     installed still wins);
@@ -29,6 +31,9 @@
  * lifecycle's beginBuild/endBuild handshake (lifecycle.pml; here beginBuild always accepts).
  *
  * Switches: -DNSYNC=n -DNASYNC=n (requesters, default 2 and 1), -DNO_TIMER, -DNO_CANCEL,
+ * -DNO_CANCELLED_BUILD (no factory fails with its own cancellation: keeps the state space of the
+ * larger configurations small), -DDEFECT_STALE_GATE (a synchronous waiter woken by a cancelled build
+ * waits on the same, finished gate again instead of deciding again: spin must find it blocked),
  * -DGAP_CANCEL (a cancellation before the continuation is installed is dropped, as
  * SuspendedWaiter.resume does today: the model shows the waiter then waits for the builder anyway).
  */
@@ -40,9 +45,13 @@
 #define NASYNC 1
 #endif
 #define NREQ (NSYNC + NASYNC)
-#define MAXG (NREQ + 1)          /* gate ids 1..NREQ: each requester builds at most once */
+#define MAXG (NREQ + 1)          /* gate ids 1..NREQ: each requester builds at most once (a builder ends
+                                    with its build's outcome, even a cancelled one) */
+#define WAITS (NREQ - 1)         /* the most waits of one async requester: one per other builder */
+#define NWAITERS (NASYNC * WAITS) /* SuspendedWaiter slots: a new waiter per wait, as in Swift */
 
-mtype = { PENDING, BUILT, FAILED };                 /* SingletonGate.Outcome */
+mtype = { PENDING, BUILT, FAILED, CANCELLED };      /* SingletonGate.Outcome; CANCELLED is .failed
+                                                       with the builder's own cancellation (builderOutcome) */
 mtype = { READY, WAIT, BUILD, BUILT_ASYNC };         /* InstanceCell.GateAction */
 mtype = { NONE, WAKE, SELF, TIMER, CANCEL };         /* who resumed a SuspendedWaiter */
 
@@ -65,19 +74,22 @@ byte sem[MAXG];                  /* SingletonGate.semaphore (DispatchSemaphore c
                                     first user, which changes no count) */
 byte nextGate = 1;
 
-/* SuspendedWaiter, by waiter id 0..NASYNC-1 (SuspendedWaiter.State under its mutex) */
-bool installed[NASYNC];          /* state.continuation != nil */
-bool isResumed[NASYNC];          /* state.isResumed */
-mtype resumedBy[NASYNC];         /* state.timedOut, widened: which resumer won */
-byte contResumed[NASYNC];        /* ghost: times the continuation was resumed (must be exactly 1) */
-bool inScope[NASYNC];            /* ghost: the waiter is inside suspend (cancellation can reach it) */
-bool cancelRequested[NASYNC];    /* ghost: the cancellation handler has run */
+/* SuspendedWaiter, by waiter slot 0..NWAITERS-1 (SuspendedWaiter.State under its mutex): async
+   requester a's k-th wait uses slot a * WAITS + k, so a timer or cancellation of an earlier wait can
+   only reach that wait's waiter */
+bool installed[NWAITERS];        /* state.continuation != nil */
+bool isResumed[NWAITERS];        /* state.isResumed */
+mtype resumedBy[NWAITERS];       /* state.timedOut, widened: which resumer won */
+byte contResumed[NWAITERS];      /* ghost: times the continuation was resumed (must be exactly 1) */
+bool inScope[NWAITERS];          /* ghost: the waiter is inside suspend (cancellation can reach it) */
+bool cancelRequested[NWAITERS];  /* ghost: the cancellation handler has run */
 bool cancelWasIgnored = false;   /* ghost: another resumer won after a cancellation had run */
 
 /* ghosts */
 byte factoryRuns = 0;
 byte successes = 0;
 byte finishedReqs = 0;
+byte redecisions = 0;            /* ghost: waiters that decided again after a cancelled build */
 
 /* ---- SuspendedWaiter.resume(timedOut:) ------------------------------------------------------ */
 /* Under the waiter's mutex: the first resumer takes the continuation; later calls do nothing.
@@ -115,15 +127,12 @@ inline resume(w, why, took) {
 /* ---- InstanceCell.finish ---------------------------------------------------------------------- */
 /* publish on success; SingletonGate.finish(outcome); remove the entry under the host's lock, taking
    its waiters; lifecycle.endBuild() (lifecycle.pml); GateEntry.wakeAll() with no lock held. */
-inline finish(g, ok) {
+inline finish(g, res) {
     if
-    :: ok -> assert(!published); published = true     /* InstanceCell.publish */
+    :: res == BUILT -> assert(!published); published = true     /* InstanceCell.publish */
     :: else -> skip
     fi;
-    if                                                   /* SingletonGate.finish */
-    :: ok -> outcome[g] = BUILT
-    :: else -> outcome[g] = FAILED
-    fi;
+    outcome[g] = res;                                    /* SingletonGate.finish */
     printf("MSC: gate %d finished: %e\n", g, outcome[g]);
     atomic {                                             /* stripe.withState { gates.removeValue } */
         assert(entry == g);
@@ -138,7 +147,7 @@ inline finish(g, ok) {
     od;
     wi = 0;
     do                                                   /* ... and resume each suspended waiter */
-    :: wi < NASYNC ->
+    :: wi < NWAITERS ->
         if
         :: toResume & (1 << wi) -> resume(wi, WAKE, took)
         :: else -> skip
@@ -148,25 +157,30 @@ inline finish(g, ok) {
     od
 }
 
-/* the factory: runs with no lock held; succeeds or throws */
-inline runFactory(ok) {
+/* the factory: runs with no lock held; succeeds, throws, or throws CancellationError because the
+   builder's own task was cancelled (recorded as CANCELLED by builderOutcome) */
+inline runFactory(res) {
     printf("MSC: R%d runs the factory (gate %d)\n", me, g);
     assert(!published);          /* never runs once the instance is published */
     factoryRuns++;
     if
-    :: ok = true; successes++; assert(successes <= 1)
-    :: ok = false
+    :: res = BUILT; successes++; assert(successes <= 1)
+    :: res = FAILED
+#ifndef NO_CANCELLED_BUILD
+    :: res = CANCELLED
+#endif
     fi
 }
 
 /* ---- InstanceCell.build (synchronous) ----------------------------------------------------------- */
 proctype SyncRequester(byte me) {
-    mtype action; byte g; bool ok; byte nWake; byte toResume; byte wi; bool took;
+    mtype action; byte g; mtype res; byte nWake; byte toResume; byte wi; bool took;
 
     if                                   /* the caller's fast path: `value` already set */
     :: published -> goto done
     :: else -> skip
     fi;
+decide:
     atomic {                             /* InstanceCell.decide(registerWaiter: true), stripe lock */
         if
         :: published -> action = READY
@@ -184,13 +198,25 @@ proctype SyncRequester(byte me) {
     :: action == WAIT ->
         printf("MSC: R%d waits on gate %d (semaphore)\n", me, g);
         /* waitForBuild: WaitGraph.beginWaiting (waitgraph.pml), then semaphore.wait() */
+wait:
         atomic { sem[g] > 0 -> sem[g]-- };
         /* WaitGraph.endWaiting; value(after: gate) */
         assert(outcome[g] != PENDING);
-        assert(outcome[g] != BUILT || published)
+        assert(outcome[g] != BUILT || published);
+        if
+        :: outcome[g] == CANCELLED ->    /* inheritedFailure: nil, decide again */
+            printf("MSC: R%d decides again after gate %d was cancelled\n", me, g);
+            redecisions++;
+#ifdef DEFECT_STALE_GATE
+            goto wait                    /* waits on the finished gate again: nobody signals it */
+#else
+            goto decide
+#endif
+        :: else -> skip                  /* the value, or the builder's error */
+        fi
     :: action == BUILD ->
-        runFactory(ok);
-        finish(g, ok)
+        runFactory(res);
+        finish(g, res)
     fi;
 done:
     finishedReqs++
@@ -219,14 +245,15 @@ proctype Canceller(byte w) {
 }
 
 /* ---- InstanceCell.buildAsync ------------------------------------------------------------------ */
-proctype AsyncRequester(byte me; byte w) {
-    mtype action; byte g; bool ok; byte nWake; byte toResume; byte wi; bool took;
-    bool resumeNow; bool registered;
+proctype AsyncRequester(byte me; byte a) {
+    mtype action; byte g; mtype res; byte nWake; byte toResume; byte wi; bool took;
+    bool resumeNow; bool registered; byte w; byte waits = 0;
 
     if
     :: published -> goto done
     :: else -> skip
     fi;
+decide:
     atomic {                             /* InstanceCell.decide(isAsync: true, registerWaiter: false) */
         if
         :: published -> action = READY
@@ -239,8 +266,10 @@ proctype AsyncRequester(byte me; byte w) {
     if
     :: action == READY -> assert(published)
     :: action == WAIT ->
-        /* InstanceCell.suspend: WaitGraph.beginWaiting (waitgraph.pml), then SuspendedWaiter.wait
-           inside withTaskCancellationHandler */
+        /* InstanceCell.suspend: WaitGraph.beginWaiting (waitgraph.pml), then a new SuspendedWaiter's
+           wait inside withTaskCancellationHandler */
+        assert(waits < WAITS);
+        w = a * WAITS + waits; waits++;
         printf("MSC: R%d suspends on gate %d (waiter %d)\n", me, g, w);
         inScope[w] = true;
 #ifndef NO_CANCEL
@@ -281,11 +310,18 @@ proctype AsyncRequester(byte me; byte w) {
         :: resumedBy[w] == CANCEL -> skip    /* throws CancellationError */
         :: resumedBy[w] == WAKE || resumedBy[w] == SELF ->
             assert(outcome[g] != PENDING);   /* value(after: gate) */
-            assert(outcome[g] != BUILT || published)
+            assert(outcome[g] != BUILT || published);
+            if
+            :: outcome[g] == CANCELLED ->    /* inheritedFailure: nil, decide again */
+                printf("MSC: R%d decides again after gate %d was cancelled\n", me, g);
+                redecisions++;
+                goto decide
+            :: else -> skip
+            fi
         fi
     :: action == BUILD ->
-        runFactory(ok);
-        finish(g, ok)
+        runFactory(res);
+        finish(g, res)
     fi;
 done:
     finishedReqs++
@@ -296,7 +332,7 @@ init {
     atomic {
         i = 0;
         do
-        :: i < NASYNC -> resumedBy[i] = NONE; i++
+        :: i < NWAITERS -> resumedBy[i] = NONE; i++
         :: else -> break
         od;
         i = 0;
@@ -313,5 +349,7 @@ init {
     finishedReqs == NREQ;
     /* at most one successful build, and the value is published iff one succeeded */
     assert(successes <= 1 && (published == (successes == 1)));
+    /* every build ended its builder: no more builds than requesters, however many decided again */
+    assert(factoryRuns <= NREQ);
     assert(entry == 0)
 }
