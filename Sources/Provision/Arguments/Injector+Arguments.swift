@@ -253,7 +253,19 @@ extension Injector {
         var current: Injector? = self
         var seen: Set<BindingKey> = []
         while let owner = current {
-            for node in owner.registry.nodes where node.key.id == key.id && seen.insert(node.key).inserted {
+            for node in owner.registry.nodes where node.key.id == key.id {
+                if node.key == key {
+                    // An ancestor's first argument list, stored under the plain key, which a descendant's
+                    // binding of the key hides from lookups. (Found by hunt 15: a child reached its
+                    // parent's second list but not its first.)
+                    if owner !== self, let ancestral = node as? Node<T>, ancestral.options?.arguments != nil,
+                        !nodes.contains(where: { $0 === ancestral })
+                    {
+                        nodes.append(ancestral)
+                    }
+                    continue
+                }
+                guard seen.insert(node.key).inserted else { continue }
                 if let (_, name) = ArgumentVariants.parts(of: node.key), name == key.name,
                     let variant = lookup(node.key, as: type)
                 {

@@ -152,7 +152,9 @@ extension Node {
             let key = self.key
             let id = ObjectIdentifier(self)
             let cellType = InstanceCell<T>.self
-            let disposal = DisposalClassifier<T>()
+            // As in `perScope`: a delegation whose target keeps its instances disposes nothing.
+            let shares = options?.sharesTargetInstances.load(ordering: .acquiring) == true
+            let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>()
             return AsyncPlan { [unowned injector] context throws(ProvisionError) in
                 let scope = try ServiceScope.scope(of: context, for: key)
                 let cell = try scope.cell(for: id, key: key, injector: injector, as: cellType)

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Recipe {
     /// An async closure binding: the closure awaits what it needs through the ``Resolver`` it is given.
     ///
@@ -135,6 +137,7 @@ extension Recipe {
     ) throws(ProvisionError) -> LinkedPlan<T> {
         let key = node.key
         let plan = try linker.plan(for: target, as: type, below: node)
+        markSharing(node, target: target, as: type)
         guard node.traits.contains(.needsAsync) else { return node.settlingAsync([plan.settle]) }
         return .async(
             node.scopedAsync(

@@ -89,7 +89,10 @@ final class InstanceCell<T> {
     /// it, and disposal runs in reverse recording order, so a dependency must be recorded before
     /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
     func publish(_ value: T) {
-        _ = recorder?.record(key, value)
+        // A delegation whose target keeps its instances records nothing: the target disposes its own.
+        if node?.options?.sharesTargetInstances.load(ordering: .acquiring) != true {
+            _ = recorder?.record(key, value)
+        }
         store(PublishedValue<T>.retainedWord(value))
     }
 

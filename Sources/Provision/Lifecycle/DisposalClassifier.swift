@@ -41,6 +41,14 @@ struct DisposalClassifier<T>: Sendable {
         }
     }
 
+    private init(kind: Kind, isClass: Bool) {
+        self.kind = kind
+        self.isClass = isClass
+    }
+
+    /// The classifier of a binding whose values it never disposes (they belong to another binding).
+    static var never: DisposalClassifier { DisposalClassifier(kind: .never, isClass: false) }
+
     /// How to dispose `value`, or `nil` when it is neither ``Disposable`` nor ``AsyncDisposable``: the
     /// same answer as `InstanceRecorder.Disposal(of: value)`.
     func disposal(of value: T) -> InstanceRecorder.Disposal? {

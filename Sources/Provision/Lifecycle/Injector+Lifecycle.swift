@@ -78,14 +78,26 @@ extension Injector {
             }
             throw stillStarting ? problems : ProvisionError.shutDown(nil)
         }
-        let singletons = registry.nodes.filter(\.scope.isSingleton).sorted { $0.declarationIndex < $1.declarationIndex }
-        for node in singletons {
-            do throws(ProvisionError) {
-                try await node.buildAsync()
-            } catch {
-                try await abandonStart([error])
+        // Building a singleton can bind more (a just-in-time singleton that only it depends on, such as an
+        // `Injectable` service): build until a pass finds no singleton it hasn't built, so that every
+        // service is started, after what it depends on. (Found by hunt 15: such a service never started.)
+        var singletons: [any AnyNode] = []
+        var built: Set<ObjectIdentifier> = []
+        while true {
+            let fresh = registry.nodes.filter { $0.scope.isSingleton && !built.contains(ObjectIdentifier($0)) }
+                .sorted { $0.declarationIndex < $1.declarationIndex }
+            if fresh.isEmpty { break }
+            for node in fresh {
+                built.insert(ObjectIdentifier(node))
+                do throws(ProvisionError) {
+                    try await node.buildAsync()
+                } catch {
+                    try await abandonStart([error])
+                }
             }
+            singletons += fresh
         }
+        singletons.sort { $0.declarationIndex < $1.declarationIndex }
         // One instance bound under two keys (a singleton and a delegation to it) is one service: it
         // starts and stops once, under the first key in declaration order.
         var seen: Set<ObjectIdentifier> = []

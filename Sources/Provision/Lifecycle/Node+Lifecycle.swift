@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A node's part in its injector's lifecycle: building an eager singleton, and the start and stop
 /// actions of a built singleton (its hooks, ``ManagedService``, or an integration's adapter).
 extension Node {
@@ -14,6 +16,9 @@ extension Node {
     @usableFromInline
     func lifecycleActions() -> LifecycleActions? {
         guard scope.isSingleton, let cell, cell.value != nil else { return nil }
+        // A delegation whose target keeps its instances starts and stops nothing of its own accord: the
+        // target's binding does, once (in its own injector, for an ancestor's). Hooks of its own still run.
+        if hooks == nil, options?.sharesTargetInstances.load(ordering: .acquiring) == true { return nil }
         // The actions read the instance from the cell: it is published and never changes.
         if let hooks = hooks?.hooks as? LifecycleHooks<T> {
             return LifecycleActions(

@@ -170,7 +170,10 @@ public final class Binder {
     /// ```
     ///
     /// Elements accumulate across the modules of an injector, in module order and then binding order.
-    /// Each element has its own target and scope.
+    /// Each element has its own target and scope. A child injector that multibinds a collection its
+    /// parent also has gets a collection of its own elements only: in the child, it replaces the
+    /// parent's (which stays as it is). Whether a child's elements should add to its parent's instead is
+    /// an open question; don't rely on the replacement.
     ///
     /// - Parameters:
     ///   - type: The element type.

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Recipe {
     /// A binding that takes another binding's value and converts it (class to superclass, concrete type
     /// to existential), checking the conversion at run time.
@@ -11,6 +13,7 @@ extension Recipe {
                 }
                 let key = node.key
                 let plan = try linker.plan(for: target, as: type, below: node)
+                markSharing(node, target: target, as: type)
                 return .sync(
                     node.scoped(
                         Plan { context throws(ProvisionError) in
@@ -26,6 +29,17 @@ extension Recipe {
     }
 
     /// A delegating binding's conversion of its target's value, checked at run time.
+    /// Records on the delegation's options whether its target keeps its own instances (see
+    /// ``RecipeOptions/sharesTargetInstances``). Called after the target was linked, so that a target that
+    /// is itself a delegation has its own answer.
+    static func markSharing<Target>(_ node: Node<T>, target: BindingKey, as type: Target.Type) {
+        guard let options = node.options, let targetNode = node.injector.lookup(target, as: type) else { return }
+        let shares =
+            targetNode.scope.kind != .transient || targetNode.cell != nil
+            || targetNode.options?.sharesTargetInstances.load(ordering: .acquiring) == true
+        if shares { options.sharesTargetInstances.store(true, ordering: .releasing) }
+    }
+
     static func converted<Target>(_ value: Target, key: BindingKey) throws(ProvisionError) -> T {
         guard let converted = value as? T else {
             throw ProvisionError.typeMismatch(key, value: TypeName.describe(Swift.type(of: value)), at: nil)

@@ -88,6 +88,13 @@ final class RecipeOptions: Sendable {
     /// in `deinit`).
     private let publishedRootFrame = Atomic<UInt>(0)
 
+    /// Whether this binding's values belong to another binding: a delegation (`to(binding:)`) whose
+    /// target keeps its own instances (a singleton, an instance binding, a scoped binding, or a delegation
+    /// to one). Its cell then records nothing for disposal and its node starts and stops nothing (unless
+    /// it has hooks of its own): the target's binding does, once. Set when the delegation is linked,
+    /// before its plan is published.
+    let sharesTargetInstances = Atomic<Bool>(false)
+
     /// The address of ``arguments``' factory (kept alive by `arguments`), for a request that compares
     /// its class with the one its argument types name without retaining it (see
     /// `Injector.get(_:named:arguments:)`).

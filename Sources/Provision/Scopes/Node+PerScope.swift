@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Node {
     /// Wraps a plan that builds a fresh value so that it is built once per ``ServiceScope``: the scope
     /// comes from the request's context, and the instance lives in the scope's cell for this node. The
@@ -15,7 +17,10 @@ extension Node {
         let key = self.key
         let id = ObjectIdentifier(self)
         let cellType = InstanceCell<T>.self
-        let disposal = DisposalClassifier<T>()
+        // A delegation whose target keeps its instances (a singleton, say) disposes nothing: the target's
+        // binding does (see RecipeOptions.sharesTargetInstances, set before the plan is wrapped).
+        let shares = options?.sharesTargetInstances.load(ordering: .acquiring) == true
+        let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>()
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return Plan { [unowned injector] context throws(ProvisionError) in
             let scope = try ServiceScope.scope(of: context, for: key)
