@@ -170,10 +170,9 @@ public final class Binder {
     /// ```
     ///
     /// Elements accumulate across the modules of an injector, in module order and then binding order.
-    /// Each element has its own target and scope. A child injector that multibinds a collection its
-    /// parent also has gets a collection of its own elements only: in the child, it replaces the
-    /// parent's (which stays as it is). Whether a child's elements should add to its parent's instead is
-    /// an open question; don't rely on the replacement.
+    /// Each element has its own target and scope. A child injector's elements add to its parent's
+    /// collection: in the child, the collection has the parent's elements first (the same instances,
+    /// for singletons) and then the child's; the parent's collection doesn't change.
     ///
     /// - Parameters:
     ///   - type: The element type.

@@ -81,9 +81,31 @@ extension Injector {
                 elements[key, default: []].append(elementKey(records[index].key))
             }
         }
+        // A child's collection adds to its parent's, as a Dagger subcomponent's does: the nearest
+        // ancestor's elements first (shared with it), then the child's own. Not the original of an
+        // injector made by `overriding`, whose elements the derived injector re-creates or shares itself.
+        let ancestor = injector.moduleParent
         return order.compactMap { key in
             guard let (multibinding, location) = first[key] else { return nil }
-            return multibinding.makeCollection(elements[key] ?? [], location, injector)
+            let inherited = ancestor.map { inheritedElements(of: key, from: $0) } ?? []
+            return multibinding.makeCollection(inherited + (elements[key] ?? []), location, injector)
         }
+    }
+
+    /// The element keys of the collection `key` in `ancestor` or the nearest injector above it that binds
+    /// the key; none when that binding is not a multibinding's collection (an ordinary `[T]` binding,
+    /// which a child's multibinding hides, as any child binding hides its parent's).
+    private static func inheritedElements(of key: BindingKey, from ancestor: Injector) -> [BindingKey] {
+        var current: Injector? = ancestor
+        while let injector = current {
+            if let node = injector.registry.retainedNode(for: key) {
+                guard let keys = node.dependencyKeys, !keys.isEmpty, keys.allSatisfy(Binder.isElementKey) else {
+                    return []
+                }
+                return keys
+            }
+            current = injector.parent
+        }
+        return []
     }
 }

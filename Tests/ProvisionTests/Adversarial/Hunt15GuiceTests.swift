@@ -387,17 +387,12 @@ struct Hunt15GuiceTests {
             #expect(made.hunt5Error?.code == .duplicateBinding)
             return
         }
-        // Hunt 15: expected ["p1", "p2", "c1"] (or a refusal at makeChild); actual ["c1"]. Open: whether a
-        // child's elements should add to its parent's collection or be refused is not decided yet; until
-        // then the child's collection replaces the parent's in the child (documented in Multibinding's
-        // known limitations and the CHANGELOG), kept here as a known issue.
+        // Found by hunt 15, fixed (decided: a child's elements add to its parent's, as in Dagger's
+        // subcomponents): it was ["c1"], the parent's elements silently hidden.
         let all = try child.getAll((any Hunt15Plugin).self).map(\.id)
+        #expect(all == ["p1", "p2", "c1"], "child's getAll: \(all)")
         let injected = try child.get(Hunt15PluginHost.self).plugins.map(\.id)
-        withKnownIssue("a child's multibinding replaces its parent's collection in the child") {
-            #expect(all == ["p1", "p2", "c1"], "child's getAll: \(all)")
-            #expect(injected == ["p1", "p2", "c1"], "child's injected list: \(injected)")
-        }
-        #expect(all == ["c1"] && injected == ["c1"])
+        #expect(injected == ["p1", "p2", "c1"], "child's injected list: \(injected)")
         #expect(try parent.getAll((any Hunt15Plugin).self).map(\.id) == ["p1", "p2"])
     }
 
