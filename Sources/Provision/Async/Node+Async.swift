@@ -154,7 +154,7 @@ extension Node {
             let cellType = InstanceCell<T>.self
             // As in `perScope`: a delegation whose target keeps its instances disposes nothing.
             let shares = options?.sharesTargetInstances.load(ordering: .acquiring) == true
-            let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>()
+            let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>(mayHandOn: !buildsNewInstances)
             return AsyncPlan { [unowned injector] context throws(ProvisionError) in
                 let scope = try ServiceScope.scope(of: context, for: key)
                 let cell = try scope.cell(for: id, key: key, injector: injector, as: cellType)

@@ -91,7 +91,7 @@ final class InstanceCell<T> {
     func publish(_ value: T) {
         // A delegation whose target keeps its instances records nothing: the target disposes its own.
         if node?.options?.sharesTargetInstances.load(ordering: .acquiring) != true {
-            _ = recorder?.record(key, value)
+            _ = recorder?.record(key, value, in: injector)
         }
         store(PublishedValue<T>.retainedWord(value))
     }
@@ -101,6 +101,8 @@ final class InstanceCell<T> {
     @usableFromInline
     func prebuild(_ value: T) {
         isPrebuilt = true
+        // The caller's: a closure binding that hands it on doesn't make it this injector's to dispose.
+        recorder?.recordCallerOwned(value)
         store(PublishedValue<T>.retainedWord(value))
     }
 

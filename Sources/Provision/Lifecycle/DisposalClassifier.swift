@@ -24,9 +24,14 @@ struct DisposalClassifier<T>: Sendable {
     private let kind: Kind
     /// Whether `T` is a class: then every value's identity is its reference, no cast needed.
     private let isClass: Bool
+    /// Whether the binding's values may be instances it didn't build (a closure can return a singleton,
+    /// an instance binding's value or a seed), which its scope must then leave to their owner (see
+    /// `ServiceScope.holdsElsewhere`). A constructor binding's values are always new: no check.
+    let mayHandOn: Bool
 
     /// Classifies `T` (three metatype casts and a look at its metadata's kind).
-    init() {
+    init(mayHandOn: Bool = true) {
+        self.mayHandOn = mayHandOn
         // A class-bound existential (`any P & AnyObject`) is a reference and a witness table: not one
         // reference, so its identity takes the cast.
         isClass = T.self is AnyObject.Type && MemoryLayout<T>.size == MemoryLayout<AnyObject>.size
@@ -44,6 +49,7 @@ struct DisposalClassifier<T>: Sendable {
     private init(kind: Kind, isClass: Bool) {
         self.kind = kind
         self.isClass = isClass
+        self.mayHandOn = false
     }
 
     /// The classifier of a binding whose values it never disposes (they belong to another binding).

@@ -19,6 +19,12 @@ struct DisposalRecord: Sendable {
     private(set) var entries: [Entry] = []
     /// Whether the owner drained the record: every later recording is refused.
     private(set) var isDrained = false
+    /// For a record that keeps all (an injector's): the identities of every instance recorded, disposable
+    /// or not, that is everything its owner built (see ``holds(_:)``). A scope's record keeps none.
+    private(set) var built: Set<ObjectIdentifier> = []
+    /// The identities of the values of an injector's instance bindings: the caller's, never disposed, by
+    /// this record or by a scope or child whose binding hands them on.
+    private(set) var callerOwned: Set<ObjectIdentifier> = []
 
     /// Records a built instance, unless the record was drained already.
     ///
@@ -37,7 +43,12 @@ struct DisposalRecord: Sendable {
         guard !isDrained else { return false }
         // One instance bound under two keys (a singleton and a delegation to it, each with a scope) is
         // disposed once. A linear search, of the few instances with an identity that a scope records.
-        let disposal = identity.map { id in entries.contains { $0.identity == id } } == true ? nil : disposal
+        var duplicate = false
+        if let identity {
+            // An injector's record keeps every identity; a scope's, few, searches its entries.
+            duplicate = keepsAll ? !built.insert(identity).inserted : entries.contains { $0.identity == identity }
+        }
+        let disposal = duplicate ? nil : disposal
         if disposal != nil || keepsAll {
             entries.append(Entry(key: key, disposal: disposal, identity: disposal == nil ? nil : identity))
         }
@@ -47,6 +58,16 @@ struct DisposalRecord: Sendable {
     /// The recorded instances, oldest first, for disposal: the first call gets them all and every later
     /// call none. Every later ``record(_:disposal:identity:keepsAll:)`` is refused. The entries stay readable
     /// (``entries``: an injector's creation order outlives its shutdown).
+    /// Records the identity of an instance binding's value (see ``callerOwned``).
+    mutating func recordCallerOwned(_ identity: ObjectIdentifier) {
+        callerOwned.insert(identity)
+    }
+
+    /// Whether the record's owner built the instance, or holds it for the caller.
+    func holds(_ identity: ObjectIdentifier) -> Bool {
+        built.contains(identity) || callerOwned.contains(identity)
+    }
+
     mutating func drain() -> [Entry] {
         guard !isDrained else { return [] }
         isDrained = true

@@ -99,11 +99,13 @@ extension Injector {
         }
         singletons.sort { $0.declarationIndex < $1.declarationIndex }
         // One instance bound under two keys (a singleton and a delegation to it) is one service: it
-        // starts and stops once, under the first key in declaration order.
+        // starts and stops once, under the first key in declaration order. An ancestor's instance that a
+        // binding here hands on (a child's closure returning its parent's service) is the ancestor's to
+        // start and stop. (Found by hunt 16: the child started it again and stopped it early.)
         var seen: Set<ObjectIdentifier> = []
         let services = singletons.compactMap { $0.lifecycleActions() }.filter { actions in
             guard let instance = actions.instance else { return true }
-            return seen.insert(instance).inserted
+            return !heldByAncestor(instance) && seen.insert(instance).inserted
         }
         let order = StartOrder(services: services, injector: self)
         for batch in order.batches {
@@ -341,5 +343,25 @@ extension Injector {
             await lifecycle.waitForBuildsToDrain()
         }
         timer.cancel()
+    }
+}
+
+extension Injector {
+    /// Whether an instance a binding of this injector hands out belongs to someone else: the caller (an
+    /// instance binding's value, here or above), or an ancestor that built it (for an injector made by
+    /// `overriding`, its original is its parent). Such an instance is started, stopped and disposed by
+    /// its owner only.
+    func holdsElsewhere(_ identity: ObjectIdentifier) -> Bool {
+        lifecycle.recorder.holdsForCaller(identity) || heldByAncestor(identity)
+    }
+
+    /// Whether an ancestor built the instance, or holds it for the caller.
+    func heldByAncestor(_ identity: ObjectIdentifier) -> Bool {
+        var current = parent
+        while let ancestor = current {
+            if ancestor.lifecycle.recorder.holds(identity) { return true }
+            current = ancestor.parent
+        }
+        return false
     }
 }

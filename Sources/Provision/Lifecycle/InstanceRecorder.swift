@@ -46,21 +46,39 @@ final class InstanceRecorder: Sendable {
         self.recordsAll = recordsAll
     }
 
-    /// Records a built instance, unless the recorder was drained already.
+    /// Records a singleton `injector` built, unless the recorder was drained already, and unless the
+    /// instance belongs to someone else: the caller (an instance binding's value, handed on by a closure
+    /// binding), or an ancestor of `injector` that built it (a child's closure returning its parent's
+    /// singleton; a derived injector's, its original's). Such an instance is recorded for its creation
+    /// order only and never disposed here. (Found by hunt 16: each was disposed by the injector that only
+    /// handed it on.)
     ///
     /// - Returns: `false` when the recorder was drained: the owner has disposed what it built and will
     ///   never dispose `value`, so the caller must (and must not hand `value` out as the owner's).
-    @discardableResult @inlinable
-    func record<T>(_ key: BindingKey, _ value: T) -> Bool {
-        record(key, disposal: Disposal(of: value))
+    @discardableResult
+    func record<T>(_ key: BindingKey, _ value: T, in injector: Injector) -> Bool {
+        // Worked out before any lock is taken: for a value of a protocol type, dynamic casts. Once per
+        // singleton.
+        var disposal = Disposal(of: value)
+        let identity = InstanceIdentity.of(value)
+        if disposal != nil, let identity, injector.holdsElsewhere(identity) { disposal = nil }
+        return state.withLock { $0.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) }
     }
 
-    /// ``record(_:_:)`` for an instance whose disposal is known.
-    @usableFromInline
-    func record(_ key: BindingKey, disposal: Disposal?) -> Bool {
-        // Worked out before the lock is taken: for a value of a protocol type, a dynamic cast.
-        let identity = disposal?.identity
-        return state.withLock { $0.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) }
+    /// Records an instance binding's value as the caller's (see ``DisposalRecord/callerOwned``).
+    func recordCallerOwned<T>(_ value: T) {
+        guard let identity = InstanceIdentity.of(value) else { return }
+        state.withLock { $0.recordCallerOwned(identity) }
+    }
+
+    /// Whether the recorder's injector built the instance, or holds it for the caller.
+    func holds(_ identity: ObjectIdentifier) -> Bool {
+        state.withLock { $0.holds(identity) }
+    }
+
+    /// Whether the instance is one of the caller's (an instance binding's value).
+    func holdsForCaller(_ identity: ObjectIdentifier) -> Bool {
+        state.withLock { $0.callerOwned.contains(identity) }
     }
 
     /// The keys recorded so far, in creation order.

@@ -20,7 +20,7 @@ extension Node {
         // A delegation whose target keeps its instances (a singleton, say) disposes nothing: the target's
         // binding does (see RecipeOptions.sharesTargetInstances, set before the plan is wrapped).
         let shares = options?.sharesTargetInstances.load(ordering: .acquiring) == true
-        let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>()
+        let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>(mayHandOn: !buildsNewInstances)
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return Plan { [unowned injector] context throws(ProvisionError) in
             let scope = try ServiceScope.scope(of: context, for: key)

@@ -27,11 +27,15 @@ public struct ScopeSeed {
         @usableFromInline let key: BindingKey
         /// A `SeedBox<T>` for the `T` of `key`.
         @usableFromInline let box: any AnyObject & Sendable
+        /// The seeded object's identity, for a class `T`: the scope never disposes it, even when a scoped
+        /// binding hands it on (see `ServiceScope.holdsElsewhere`).
+        @usableFromInline let identity: ObjectIdentifier?
 
         @usableFromInline
-        init(key: BindingKey, box: any AnyObject & Sendable) {
+        init(key: BindingKey, box: any AnyObject & Sendable, identity: ObjectIdentifier? = nil) {
             self.key = key
             self.box = box
+            self.identity = identity
         }
     }
 
@@ -83,7 +87,9 @@ public struct ScopeSeed {
     /// Stores `value` under `key`, replacing an earlier value for the key.
     @inlinable
     mutating func store<T: Sendable>(_ value: T, for key: BindingKey) {
-        let entry = Entry(key: key, box: SeedBox(value))
+        // For a class `T`, known where the seed is provided: a bit cast, no dynamic cast.
+        let identity = TypeShape.isReference(T.self) ? ObjectIdentifier(unsafeBitCast(value, to: AnyObject.self)) : nil
+        let entry = Entry(key: key, box: SeedBox(value), identity: identity)
         if let index = entries.firstIndex(where: { $0.key == key }) {
             entries[index] = entry
         } else {

@@ -58,6 +58,15 @@ public final class ServiceScope: Sendable {
         self.seeds = seeds
     }
 
+    /// Whether an instance a scoped binding handed out belongs to someone else: a seed of this scope, a
+    /// singleton or an instance binding's value of the injector or an ancestor. The scope then never
+    /// disposes it. (Found by hunt 16: a scoped closure returning a singleton, an instance binding's value
+    /// or a seed had it disposed at every close.)
+    func holdsElsewhere(_ identity: ObjectIdentifier) -> Bool {
+        seeds.contains { $0.identity == identity } || injector.lifecycle.recorder.holds(identity)
+            || injector.heldByAncestor(identity)
+    }
+
     /// The value this scope was seeded with for `key`, a seed binding of `T`.
     ///
     /// - Throws: `outsideScope` when the scope is closed, `notSeeded` when it was opened without it.
@@ -319,8 +328,9 @@ public final class ServiceScope: Sendable {
             endBuild(key, recording: nil, identity: nil, owner: owner)
             throw error
         }
-        let disposal = classifier.disposal(of: value)
+        var disposal = classifier.disposal(of: value)
         let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
+        if classifier.mayHandOn, let identity, holdsElsewhere(identity) { disposal = nil }
         guard endBuild(key, recording: disposal, identity: identity, owner: owner) else {
             throw refusedBuild(key, disposal: disposal)
         }
@@ -395,8 +405,9 @@ public final class ServiceScope: Sendable {
             endBuild(key, recording: nil, identity: nil, owner: owner)
             throw error
         }
-        let disposal = classifier.disposal(of: value)
+        var disposal = classifier.disposal(of: value)
         let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
+        if classifier.mayHandOn, let identity, holdsElsewhere(identity) { disposal = nil }
         guard endBuild(key, recording: disposal, identity: identity, owner: owner) else {
             var failure: ProvisionError?
             if let disposal {
