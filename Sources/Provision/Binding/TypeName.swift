@@ -48,8 +48,163 @@ enum TypeName {
         guard reflected.contains("."), !reflected.contains("(unknown context at "), !reflected.contains(" in _") else {
             return String(describing: type)
         }
-        return withoutModules(reflected)
+        // A type inside another (a generic argument, a tuple's or function's, a metatype's): the runtime
+        // spells `Repository<any Store>` as `Repository<Store>` and `Lazy<[Int?]>` as
+        // `Lazy<Array<Optional<Int>>>`. (Found by hunt 17.)
+        var rewriter = Rewriter(reflected)
+        return withoutModules(rewriter.rewrite())
     }
+
+    /// Rewrites the runtime's spelling of a type (with modules) the way source spells it: `any` before
+    /// every protocol, `X?`, `[X]` and `[K: V]` for the standard library's optionals, arrays and
+    /// dictionaries, and `(any P).Type` for a protocol's metatype (`P.Protocol` to the runtime).
+    private struct Rewriter {
+        private let text: [Character]
+        private var position = 0
+
+        init(_ text: String) {
+            self.text = Array(text)
+        }
+
+        mutating func rewrite() -> String {
+            var output = ""
+            while position < text.count {
+                output += element()
+            }
+            return output
+        }
+
+        /// One piece: a name with its generic arguments and member suffixes, or one other character.
+        private mutating func element() -> String {
+            let character = text[position]
+            if character == "-", position + 1 < text.count, text[position + 1] == ">" {
+                position += 2
+                return "->"
+            }
+            guard isNameStart(character) else {
+                position += 1
+                return String(character)
+            }
+            let start = position
+            while position < text.count, isNameCharacter(text[position]) { position += 1 }
+            var name = String(text[start..<position])
+            if position < text.count, text[position] == "<" {
+                position += 1
+                var arguments: [String] = []
+                var current = ""
+                var depth = 0
+                while position < text.count, depth > 0 || text[position] != ">" {
+                    switch text[position] {
+                    case "," where depth == 0:
+                        arguments.append(current.trimmingSpaces())
+                        current = ""
+                        position += 1
+                    case "(":
+                        depth += 1
+                        current += element()
+                    case ")":
+                        depth -= 1
+                        current += element()
+                    default:
+                        current += element()
+                    }
+                }
+                // The closing ">".
+                position += 1
+                arguments.append(current.trimmingSpaces())
+                return sugared(name, arguments) + suffix()
+            }
+            // `Store.Protocol`, `Store.Type`: the metatype's suffix, read with the name.
+            var member = ""
+            while true {
+                if name.hasSuffix(".Type") {
+                    member = ".Type" + member
+                    name.removeLast(5)
+                } else if name.hasSuffix(".Protocol") {
+                    member = ".Protocol" + member
+                    name.removeLast(9)
+                } else {
+                    break
+                }
+            }
+            // `Store.Protocol`: the metatype of the existential, `(any Store).Type` in source.
+            if member.hasPrefix(".Protocol"), TypeName.isProtocol(named: name) {
+                return "(any \(name)).Type" + member.dropFirst(".Protocol".count)
+            }
+            if keywords.contains(name) { return name }
+            if TypeName.isProtocol(named: name), !followsAnyOrComposition(start) {
+                name = "any " + name
+            }
+            return name + member
+        }
+
+        /// What follows a type's generic arguments or a name: `.Type`, `.Protocol`, or nested names.
+        private mutating func suffix() -> String {
+            var result = ""
+            while position < text.count, text[position] == "." {
+                let start = position
+                position += 1
+                while position < text.count, isNameCharacter(text[position]), text[position] != "." {
+                    position += 1
+                }
+                result += String(text[start..<position])
+            }
+            return result
+        }
+
+        /// Whether the name at `start` already has `any` before it, or is a later member of a
+        /// composition (`any P & Q` takes one `any`).
+        private func followsAnyOrComposition(_ start: Int) -> Bool {
+            let before = String(text[max(0, start - 4)..<start])
+            return before == "any " || before.hasSuffix("& ")
+        }
+
+        private func sugared(_ name: String, _ arguments: [String]) -> String {
+            switch (name, arguments.count) {
+            case ("Swift.Optional", 1):
+                let wrapped = arguments[0]
+                return TypeName.needsParentheses(wrapped) || wrapped.contains(" & ") ? "(\(wrapped))?" : "\(wrapped)?"
+            case ("Swift.Array", 1):
+                return "[\(arguments[0])]"
+            case ("Swift.Dictionary", 2):
+                return "[\(arguments[0]): \(arguments[1])]"
+            default:
+                return "\(name)<\(arguments.joined(separator: ", "))>"
+            }
+        }
+
+        private let keywords: Set<String> = ["any", "some", "throws", "async", "inout", "__owned", "__shared"]
+
+        private func isNameStart(_ character: Character) -> Bool {
+            character.isLetter || character == "_" || character == "$"
+        }
+
+        private func isNameCharacter(_ character: Character) -> Bool {
+            character.isLetter || character.isNumber || character == "_" || character == "$" || character == "."
+        }
+    }
+
+    /// Whether `qualified` (`Module.Name`, as the runtime prints it) names a protocol: looked up by its
+    /// mangled name as a protocol, and not found as a struct, class or enum (the standard library's
+    /// lookup finds `Swift.Int` as either). Cached: only error messages and reports ask, a few names each.
+    static func isProtocol(named qualified: String) -> Bool {
+        if let known = protocolNames.withLock({ $0[qualified] }) { return known }
+        let parts = qualified.split(separator: ".")
+        var answer = false
+        if parts.count == 2 {
+            let prefix = "\(parts[0].utf8.count)\(parts[0])\(parts[1].utf8.count)\(parts[1])"
+            if let type = _typeByName(prefix + "P"),
+                [existentialKind, extendedExistentialKind].contains(metadataKind(of: type)),
+                _typeByName(prefix + "V") == nil, _typeByName(prefix + "C") == nil, _typeByName(prefix + "O") == nil
+            {
+                answer = true
+            }
+        }
+        protocolNames.withLock { $0[qualified] = answer }
+        return answer
+    }
+
+    private static let protocolNames = Locked<[String: Bool]>([:])
 
     /// `reflected` with the first component of each dotted name removed: the runtime spells every
     /// nominal type, generic arguments included, from its module (`Swift.Array<Shop.Item>.Type`).
@@ -85,7 +240,7 @@ enum TypeName {
 
     /// Whether a type's name must be parenthesized before a postfix `?` or `.self`: an existential
     /// (`any Store`) or a function type (`() -> Int`).
-    private static func needsParentheses(_ name: String) -> Bool {
+    fileprivate static func needsParentheses(_ name: String) -> Bool {
         name.hasPrefix("any ") || name.hasPrefix("some ") || name.contains("->")
     }
 
@@ -94,5 +249,14 @@ enum TypeName {
         let kind = metadata.load(as: UInt.self)
         // Class metadata starts with an isa pointer (any value above the last kind) instead of a kind.
         return kind > 0x7FF ? 0 : kind
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var result = Substring(self)
+        while result.first == " " { result.removeFirst() }
+        while result.last == " " { result.removeLast() }
+        return String(result)
     }
 }

@@ -5,7 +5,7 @@
 /// ``description`` puts all of that in one message:
 ///
 /// ```
-/// Provision.ProvisionError (not bound): no binding for any PaymentGateway
+/// ProvisionError (not bound): no binding for any PaymentGateway
 ///   path: App -> Checkout -> any PaymentGateway
 ///   hint: bind it in a module: binder.bind((any PaymentGateway).self).to(...)
 /// ```
