@@ -9,8 +9,8 @@ the services of real daemons, every arity has its own overloads, written by this
 
   Sources/Provision/Resolution/ConstructorStep+Arity.swift   the captured state of each plan
   Sources/Provision/Resolution/Recipe+Arity.swift            the recipes that link those plans (1-4)
-  Sources/Provision/Resolution/Recipe+WideArity.swift        the same for 5-8 dependencies
-  Sources/Provision/Resolution/Recipe+WidestArity.swift      the same for 9 to MAX_ARITY dependencies
+  Sources/Provision/Resolution/Recipe+Arity5To6.swift        the same for 5 and 6 dependencies, and so
+                                                             on in pairs up to MAX_ARITY (7To8, ...)
   Sources/Provision/Module/BindingBuilder+Arity.swift        `binder.bind(X.self).to(X.init(...))`
   Sources/Provision/Declaration/Injection+Arity.swift        `Injection(X.init(...))`
 
@@ -25,10 +25,10 @@ import sys
 import tempfile
 
 MAX_ARITY = 12
-# The recipes up to this arity (most services), up to WIDE_ARITY (wide services) and above it (the
-# widest) are three files, each a few hundred lines.
+# The recipes up to this arity (most services) are one file; wider ones come in files of WIDE_STEP
+# arities each, a few hundred lines per file.
 NARROW_ARITY = 4
-WIDE_ARITY = 8
+WIDE_STEP = 2
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 NAMES = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P"]
 WORDS = [
@@ -286,14 +286,15 @@ OUTPUTS = {
     "Sources/Provision/Resolution/Recipe+Arity.swift": lambda: recipes(
         1, NARROW_ARITY, "one to {} dependencies".format(WORDS[NARROW_ARITY].split()[0])
     ),
-    "Sources/Provision/Resolution/Recipe+WideArity.swift": lambda: recipes(
-        NARROW_ARITY + 1, WIDE_ARITY, "{} to {} dependencies".format(
-            WORDS[NARROW_ARITY + 1].split()[0], WORDS[WIDE_ARITY].split()[0])
-    ),
-    "Sources/Provision/Resolution/Recipe+WidestArity.swift": lambda: recipes(
-        WIDE_ARITY + 1, MAX_ARITY, "{} to {} dependencies".format(
-            WORDS[WIDE_ARITY + 1].split()[0], WORDS[MAX_ARITY].split()[0])
-    ),
+    **{
+        "Sources/Provision/Resolution/Recipe+Arity{}To{}.swift".format(low, min(low + WIDE_STEP - 1, MAX_ARITY)): (
+            lambda low=low: recipes(
+                low, min(low + WIDE_STEP - 1, MAX_ARITY), "{} to {} dependencies".format(
+                    WORDS[low].split()[0], WORDS[min(low + WIDE_STEP - 1, MAX_ARITY)].split()[0])
+            )
+        )
+        for low in range(NARROW_ARITY + 1, MAX_ARITY + 1, WIDE_STEP)
+    },
     "Sources/Provision/Module/BindingBuilder+Arity.swift": builders,
     "Sources/Provision/Declaration/Injection+Arity.swift": injections,
 }
