@@ -152,9 +152,7 @@ extension Node {
             let key = self.key
             let id = ObjectIdentifier(self)
             let cellType = InstanceCell<T>.self
-            // As in `perScope`: a delegation whose target keeps its instances disposes nothing.
-            let shares = options?.sharesTargetInstances.load(ordering: .acquiring) == true
-            let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>(mayHandOn: !buildsNewInstances)
+            let disposal = scopedDisposal
             return AsyncPlan { [unowned injector] context throws(ProvisionError) in
                 let scope = try ServiceScope.scope(of: context, for: key)
                 let cell = try scope.cell(for: id, key: key, injector: injector, as: cellType)

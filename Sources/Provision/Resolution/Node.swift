@@ -360,8 +360,11 @@ final class Node<T>: AnyNode {
 // Node<T> stores values of T (singletons) that it hands to any thread. The public API only accepts
 // singleton and instance bindings for `Sendable` types (`ScopeBuilder.in(_:)` and
 // `BindingBuilder.toInstance(_:)` require `T: Sendable`), so every T a node shares is Sendable; the
-// compiler cannot see that through the unconstrained generic parameter. All other state is immutable
-// or behind atomics.
+// compiler cannot see that through the unconstrained generic parameter. The plain `var`s (`scope`,
+// `allowsDirect`, `hooks`, `cell`) are written once, by `attach(scope:hooks:)`, while the injector that
+// makes the node still owns it alone; the registry publishes the node afterwards (a releasing store under
+// the stripe's lock, read with an acquiring load), and nothing writes them again. All other state is
+// immutable or behind atomics.
 extension Node: @unchecked Sendable {}
 
 /// What a node's stand-in ``Node/directFactory`` would throw; never thrown, since only a node with a

@@ -17,10 +17,7 @@ extension Node {
         let key = self.key
         let id = ObjectIdentifier(self)
         let cellType = InstanceCell<T>.self
-        // A delegation whose target keeps its instances (a singleton, say) disposes nothing: the target's
-        // binding does (see RecipeOptions.sharesTargetInstances, set before the plan is wrapped).
-        let shares = options?.sharesTargetInstances.load(ordering: .acquiring) == true
-        let disposal = shares ? DisposalClassifier<T>.never : DisposalClassifier<T>(mayHandOn: !buildsNewInstances)
+        let disposal = scopedDisposal
         // Unowned: the injector owns this plan (through its node); a strong capture would be a cycle.
         return Plan { [unowned injector] context throws(ProvisionError) in
             let scope = try ServiceScope.scope(of: context, for: key)
@@ -34,5 +31,17 @@ extension Node {
                 }
             }
         }
+    }
+}
+
+extension Node {
+    /// How a scope disposes this binding's instances, decided when the binding is linked (by the
+    /// synchronous and the async scoped plans alike). A delegation whose target keeps its instances (a
+    /// singleton, say) disposes nothing: the target's binding does (see
+    /// `RecipeOptions.sharesTargetInstances`, set before the plan is wrapped). A binding that may hand on
+    /// instances it didn't build checks each one's owner (see `ServiceScope.holdsElsewhere`).
+    var scopedDisposal: DisposalClassifier<T> {
+        if options?.sharesTargetInstances.load(ordering: .acquiring) == true { return .never }
+        return DisposalClassifier<T>(mayHandOn: !buildsNewInstances)
     }
 }

@@ -58,6 +58,17 @@ public final class ServiceScope: Sendable {
         self.seeds = seeds
     }
 
+    /// How this scope disposes `value`, and its identity: nothing to dispose when it belongs to someone
+    /// else (see ``holdsElsewhere(_:)``, asked only of bindings that may hand instances on).
+    private func disposal<T>(of value: T, _ classifier: DisposalClassifier<T>)
+        -> (InstanceRecorder.Disposal?, ObjectIdentifier?)
+    {
+        let disposal = classifier.disposal(of: value)
+        let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
+        if classifier.mayHandOn, let identity, holdsElsewhere(identity) { return (nil, identity) }
+        return (disposal, identity)
+    }
+
     /// Whether an instance a scoped binding handed out belongs to someone else: a seed of this scope, a
     /// singleton or an instance binding's value of the injector or an ancestor. The scope then never
     /// disposes it. (Found by hunt 16: a scoped closure returning a singleton, an instance binding's value
@@ -328,9 +339,7 @@ public final class ServiceScope: Sendable {
             endBuild(key, recording: nil, identity: nil, owner: owner)
             throw error
         }
-        var disposal = classifier.disposal(of: value)
-        let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
-        if classifier.mayHandOn, let identity, holdsElsewhere(identity) { disposal = nil }
+        let (disposal, identity) = disposal(of: value, classifier)
         guard endBuild(key, recording: disposal, identity: identity, owner: owner) else {
             throw refusedBuild(key, disposal: disposal)
         }
@@ -405,9 +414,7 @@ public final class ServiceScope: Sendable {
             endBuild(key, recording: nil, identity: nil, owner: owner)
             throw error
         }
-        var disposal = classifier.disposal(of: value)
-        let identity = disposal.flatMap { classifier.identity(of: value, disposal: $0) }
-        if classifier.mayHandOn, let identity, holdsElsewhere(identity) { disposal = nil }
+        let (disposal, identity) = disposal(of: value, classifier)
         guard endBuild(key, recording: disposal, identity: identity, owner: owner) else {
             var failure: ProvisionError?
             if let disposal {

@@ -121,20 +121,17 @@ extension Injection: ShapedInjection {
 }
 
 extension Node {
-    /// Whether this binding's plan injects properties into what it builds: a constructor binding's
-    /// does (an `Injectable` declaration's too). An instance, a closure's result, a delegation (its
-    /// target's binding injects), a collection and a binding with arguments are handed out as they are.
-    /// Whether every value of the binding is an instance it built: a constructor binding's. (A closure,
-    /// a provider type or an argument factory may return an instance someone else owns.)
+    /// Whether every value of the binding is an instance it built: a constructor binding's (an
+    /// `Injectable` declaration's too). An instance, a closure's result, a delegation's, a collection and
+    /// a binding with arguments may be instances someone else owns.
     var buildsNewInstances: Bool {
         guard case .known = dependencies, cell?.isPrebuilt != true else { return false }
         guard let options else { return true }
         return options.forwarding == nil && options.arguments == nil && !options.isSeed
     }
 
-    var injectsProperties: Bool {
-        guard case .known = dependencies, cell?.isPrebuilt != true else { return false }
-        guard let options else { return true }
-        return options.forwarding == nil && options.arguments == nil && !options.isSeed
-    }
+    /// Whether this binding's plan injects properties into what it builds: exactly the bindings that
+    /// build their instances (see ``buildsNewInstances``); everything else is handed out as it is (a
+    /// delegation's target's binding injects).
+    var injectsProperties: Bool { buildsNewInstances }
 }
