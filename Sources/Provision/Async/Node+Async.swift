@@ -50,6 +50,13 @@ extension Node {
     /// fails exactly as a synchronous one does. Its thread still blocks where settling can't see (see
     /// the ThreadSafety article): a build that began just after settling looked, or a synchronous
     /// closure's or an injected property's request meeting a build in progress.
+    /// The async form of a synchronous closure that declared `keys`: its synchronous plan, after the
+    /// declared dependencies are settled (see ``AsyncLinker/settle(declared:below:)``).
+    @usableFromInline
+    func settlingDeclared(_ keys: [BindingKey], with linker: AsyncLinker) -> LinkedPlan<T> {
+        settlingAsync(keys.map { linker.settle(declared: $0, below: self) })
+    }
+
     func synchronousAsyncPlan(_ sync: PlanReference<T>, settling dependencies: [AsyncSettle] = [])
         -> AsyncPlan<T>
     {

@@ -59,7 +59,9 @@ extension ProvisionError {
             key: key,
             message: "\(key) can't be built by a synchronous request: \(reason)",
             hint: "resolve it with try await injector.get(\(TypeName.metatypeExpression(key.type))), "
-                + "or build it first: try await injector.start() builds every singleton",
+                + "or build it first: try await injector.start() builds every singleton (a synchronous "
+                + "closure that requests it can declare it with to(dependencies:), and async requests build "
+                + "it first)",
             path: path
         )
     }

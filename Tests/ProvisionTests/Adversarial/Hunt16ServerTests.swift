@@ -371,13 +371,9 @@ struct Hunt16ServerTests {
     /// documented way to make a closure's dependencies static: "with declared dependencies it checks
     /// them like a constructor's"), resolved by one async request.
     ///
-    /// QUESTION: expected the async request to settle the declared async singleton first (as it does for
-    /// constructors) and succeed, or to fail with the documented `asyncUnsupported` message ("its own
-    /// kind of binding can only build synchronously", hint: an async closure); actual: requiresAsync
-    /// saying `Hunt16Level named "0" can't be built by a synchronous request`, though the request was
-    /// async. AsyncLinker.link treats a closure as a recipe "whose dependencies are not known before it
-    /// runs: nothing to settle" even when it declared them (Recipe.closure(_:declaring:) has no async
-    /// form). Whether a synchronous closure above an async binding is supported is not documented.
+    /// Hunt 16 found that such a request threw requiresAsync (a closure was linked as a recipe "whose
+    /// dependencies are not known before it runs", even when it declared them). Now the async request
+    /// settles what each closure declared before the closure runs.
     @Test("an async request through synchronous closures declaring an async singleton below them")
     func asyncBelowDeclaredClosures() async throws {
         let injector = try Injector(
@@ -393,20 +389,14 @@ struct Hunt16ServerTests {
                     }
                 }
             })
-        let outcome = await Hunt5.error { () async throws(ProvisionError) in
-            try await injector.get(Hunt16Level.self, named: "3")
-        }
-        // Decided for now, documented in ScopesAndLifetimes ("Async factories"): a synchronous closure's
-        // request for an async singleton not built yet throws requiresAsync, even in an async request
-        // and with declared dependencies (the request that says "synchronous" is the closure's). Kept as a
-        // known issue: settling the declared dependencies first would be better.
-        withKnownIssue("a synchronous closure above an async singleton, in an async request") {
-            #expect(outcome == nil, "\(outcome.map { "\($0)" } ?? "")")
-        }
-        #expect(outcome?.code == .requiresAsync)
-        // Once the async singleton is built, the same request succeeds.
-        _ = try await injector.get(Hunt16Level.self, named: "0")
-        #expect(try await injector.get(Hunt16Level.self, named: "3").depth == 3)
+        // Found by hunt 16, fixed: the async request settles the closures' declared dependencies (the
+        // async singleton is built, awaited) before the synchronous closures run.
+        let level = try await injector.get(Hunt16Level.self, named: "3")
+        #expect(level.depth == 3)
+        #expect(level.below?.below?.below?.depth == 0)
+        // The singleton the request settled is the one the closures received.
+        let bottom = try await injector.get(Hunt16Level.self, named: "0")
+        #expect(level.below?.below?.below === bottom)
     }
 
     /// A failing factory at every depth of a chain of six constructor bindings (singletons at even
