@@ -76,9 +76,14 @@ extension InstanceCell {
     }
 
     /// Publishes a built instance (see ``publish(_:)``), then ends the build (see ``finish(_:gate:in:)``).
-    private func finish(built value: T, gate: SingletonGate, in host: any GateHost) {
+    /// Throws `shutDown` when the instance was refused (see ``publish(_:)``): the build fails, for its
+    /// waiters too.
+    private func finish(built value: T, gate: SingletonGate, in host: any GateHost) throws(ProvisionError) {
         announcePublishing()
-        publish(value)
+        if let refused = publish(value) {
+            finish(.failed(refused), gate: gate, in: host)
+            throw refused
+        }
         finish(.built, gate: gate, in: host)
     }
 
@@ -206,7 +211,7 @@ extension InstanceCell {
                     finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
                     throw error
                 }
-                finish(built: value, gate: gate, in: host)
+                try finish(built: value, gate: gate, in: host)
                 return value
             }
         }
@@ -266,7 +271,7 @@ extension InstanceCell {
                 ResolutionContext.ambientBuilds.subtract(1, ordering: .relaxed)
                 switch result {
                 case .success(let value):
-                    finish(built: value, gate: gate, in: host)
+                    try finish(built: value, gate: gate, in: host)
                     return value
                 case .failure(let error):
                     finish(.failed(builderOutcome(of: error)), gate: gate, in: host)

@@ -88,12 +88,27 @@ final class InstanceCell<T> {
     /// Recorded first: once published, other threads can build (and record) instances that depend on
     /// it, and disposal runs in reverse recording order, so a dependency must be recorded before
     /// anything can see it. (Found by the perturbed stress run: disposal in the wrong order.)
-    func publish(_ value: T) {
+    ///
+    /// - Returns: `nil` once published; the error to fail the build with when the recorder refused the
+    ///   instance (the injector shut down and stopped waiting for this build before it ended): the
+    ///   instance is then disposed here, and never published or handed out. (Found by hunt 18: such an
+    ///   instance was handed out live and never disposed.)
+    func publish(_ value: T) -> ProvisionError? {
         // A delegation whose target keeps its instances records nothing: the target disposes its own.
-        if node?.options?.sharesTargetInstances.load(ordering: .acquiring) != true {
-            _ = recorder?.record(key, value, in: injector)
+        if let recorder, node?.options?.sharesTargetInstances.load(ordering: .acquiring) != true,
+            case .refused(let disposal) = recorder.record(key, value, in: injector)
+        {
+            return refusedBuild(disposal)
         }
         store(PublishedValue<T>.retainedWord(value))
+        return nil
+    }
+
+    /// Disposes an instance whose recording was refused (see ``Disposer/disposeOrphan(_:key:timeout:)``),
+    /// and returns the error its build fails with.
+    private func refusedBuild(_ disposal: InstanceRecorder.Disposal?) -> ProvisionError {
+        _ = Disposer.disposeOrphan(disposal, key: key, timeout: injector.configuration.lifecycleHookTimeout)
+        return ProvisionError.shutDown(key)
     }
 
     /// Publishes an instance binding's value, before the cell is shared with any other thread. The value

@@ -45,6 +45,25 @@ enum Disposer {
         return failures
     }
 
+    /// Disposes an instance that no owner will dispose: one built after its owner stopped recording (a
+    /// shut-down injector, a closed scope), or one whose build failed after it was made. A ``Disposable``
+    /// one is disposed now (what it threw is returned); an ``AsyncDisposable`` one in a task of its own,
+    /// since a synchronous caller can't await it, bounded by `timeout` like every async disposal.
+    static func disposeOrphan(_ disposal: InstanceRecorder.Disposal?, key: BindingKey, timeout: Duration)
+        -> ProvisionError?
+    {
+        switch disposal {
+        case .sync(let disposable):
+            return disposeSynchronously(disposable, key: key)
+        case .async(let disposable):
+            let entry = DisposalRecord.Entry(key: key, disposal: .async(disposable))
+            Task { _ = await dispose([entry], timeout: timeout) }
+            return nil
+        case nil:
+            return nil
+        }
+    }
+
     /// Disposes one ``Disposable`` instance; returns what its `dispose()` threw.
     static func disposeSynchronously(_ disposable: any Disposable, key: BindingKey) -> ProvisionError? {
         do {

@@ -53,16 +53,25 @@ final class InstanceRecorder: Sendable {
     /// order only and never disposed here. (Found by hunt 16: each was disposed by the injector that only
     /// handed it on.)
     ///
-    /// - Returns: `false` when the recorder was drained: the owner has disposed what it built and will
-    ///   never dispose `value`, so the caller must (and must not hand `value` out as the owner's).
-    @discardableResult
-    func record<T>(_ key: BindingKey, _ value: T, in injector: Injector) -> Bool {
+    /// - Returns: `.refused` when the recorder was drained: the owner has disposed what it built and will
+    ///   never dispose `value`, so the caller must, with the disposal it carries (`nil`: nothing to
+    ///   dispose), and must not hand `value` out.
+    func record<T>(_ key: BindingKey, _ value: T, in injector: Injector) -> Recording {
         // Worked out before any lock is taken: for a value of a protocol type, dynamic casts. Once per
         // singleton.
         var disposal = Disposal(of: value)
         let identity = InstanceIdentity.of(value)
         if disposal != nil, let identity, injector.holdsElsewhere(identity) { disposal = nil }
-        return state.withLock { $0.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) }
+        let recorded = state.withLock { $0.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) }
+        return recorded ? .recorded : .refused(disposal)
+    }
+
+    /// What ``record(_:_:in:)`` did with an instance.
+    enum Recording {
+        /// Recorded: the owner disposes it.
+        case recorded
+        /// Refused, the recorder being drained: the caller disposes it (`nil`: nothing to dispose).
+        case refused(Disposal?)
     }
 
     /// Records an instance binding's value as the caller's (see ``DisposalRecord/callerOwned``).

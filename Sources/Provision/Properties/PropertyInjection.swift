@@ -99,8 +99,23 @@ final class PropertyInjection: Sendable {
                 onlyIfNil: false
             )
         } catch {
+            disposeUninjected(object)
             throw error.prepending(key)
         }
+    }
+
+    /// Disposes an instance of a singleton or scoped binding whose injection failed: its build fails, so
+    /// no owner will ever dispose it, though its initializer ran (and may have opened what `dispose()`
+    /// closes). A transient's instances are never the injector's to dispose; neither is an instance it
+    /// holds elsewhere (a closure binding's handing on). (Found by hunt 18: it was dropped undisposed.)
+    private func disposeUninjected(_ object: any PropertyInjectable) {
+        guard !tracksPath, let disposal = InstanceRecorder.Disposal(of: object as Any) else { return }
+        if let identity = InstanceIdentity.of(object),
+            injector.holdsElsewhere(identity) || injector.lifecycle.recorder.holds(identity)
+        {
+            return
+        }
+        _ = Disposer.disposeOrphan(disposal, key: key, timeout: injector.configuration.lifecycleHookTimeout)
     }
 
     /// ``inject(_:_:)`` in an async request: the properties' bindings are resolved by the async path.
@@ -111,6 +126,7 @@ final class PropertyInjection: Sendable {
             try await PropertyInjector.injectAsync(
                 object, requirements: requirements(of: type(of: object)), injector: injector, context: inner)
         } catch {
+            disposeUninjected(object)
             throw error.prepending(key)
         }
     }

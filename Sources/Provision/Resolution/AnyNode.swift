@@ -10,6 +10,9 @@ protocol AnyNode: AnyObject, Sendable {
     var scope: Scope { get }
     var location: SourceLocation { get }
     var isLinked: Bool { get }
+    /// Whether the binding takes arguments and declares no defaults: only a request that brings its
+    /// arguments can build it (``Injector/start()`` leaves such a singleton to that request).
+    var awaitsArguments: Bool { get }
     /// Whether the node's binding is a transient constructor whose plan is only its construction, so
     /// that a ``Program`` can build it with an instruction (see ``Node/allowPrograms()``).
     var isProgrammable: Bool { get }

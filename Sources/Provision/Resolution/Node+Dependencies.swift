@@ -10,6 +10,11 @@ extension Node {
         }
     }
 
+    @usableFromInline var awaitsArguments: Bool {
+        guard let arguments = options?.arguments else { return false }
+        return !arguments.hasDefaults
+    }
+
     /// Whether the binding is a closure that declared the keys it resolves (`to(dependencies:_:)`).
     var declaresDependencies: Bool {
         if case .declared(let keys) = dependencies { return !keys.isEmpty }

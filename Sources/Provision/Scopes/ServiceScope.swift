@@ -350,17 +350,7 @@ public final class ServiceScope: Sendable {
     /// once the instance is disposed: a synchronous build can't await an async disposal, which runs in
     /// a task of its own, bounded like every async disposal.
     private func refusedBuild(_ key: BindingKey, disposal: InstanceRecorder.Disposal?) -> ProvisionError {
-        var failure: ProvisionError?
-        switch disposal {
-        case .sync(let disposable):
-            failure = Disposer.disposeSynchronously(disposable, key: key)
-        case .async(let disposable):
-            let timeout = injector.configuration.lifecycleHookTimeout
-            let entry = DisposalRecord.Entry(key: key, disposal: .async(disposable))
-            Task { _ = await Disposer.dispose([entry], timeout: timeout) }
-        case nil:
-            break
-        }
+        let failure = Disposer.disposeOrphan(disposal, key: key, timeout: injector.configuration.lifecycleHookTimeout)
         return ProvisionError.scopeClosedDuringBuild(key, disposal: failure)
     }
 

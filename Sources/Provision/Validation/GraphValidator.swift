@@ -191,12 +191,14 @@ struct GraphValidator {
                 guard case .vertex(let target) = edge.target else { continue }
                 if graph.vertices[target].shape.kind == .handle {
                     // A handle (Provider, Lazy) resolves later, in the scope it was made in: a singleton's
-                    // handles belong to no scope, so one of a scoped binding or a seed fails every time.
+                    // handles belong to no scope, so one of a scoped binding or a seed fails every time, as
+                    // does one of a transient, list or optional that reaches one. (Found by hunt 18: only
+                    // a handle of the scoped binding itself was reported.)
                     guard holder.lifetime == .singleton else { continue }
                     for deferred in graph.vertices[target].edges {
                         guard case .vertex(let resolved) = deferred.target,
-                            let rank = graph.vertices[resolved].lifetime.rank, rank < holderRank,
-                            rank < shortest?.rank ?? Int.max
+                            let rank = graph.vertices[resolved].lifetime.rank ?? reach.shortestRank(from: resolved),
+                            rank < holderRank, rank < shortest?.rank ?? Int.max
                         else { continue }
                         shortest = (rank, resolved)
                     }
