@@ -5,20 +5,23 @@
 #   1. PostgreSQL (Debian's package, installed here as root) runs on a loopback port, in a data
 #      directory of its own, as the postgres user; the schema is created.
 #   2. Both wirings of the release binary start (--wiring hand and --wiring provision, each on a port
-#      of its own); wrk drives one at a time on 127.0.0.1 with a mix of reads and writes (64
-#      connections, 8 s; a Lua script, Scripts/server-check/mix.lua), four runs each in the order
-#      hand, provision, provision, hand, hand, provision, provision, hand (so that a drift of the
-#      machine weighs on both alike), each from an emptied table, and records each run's requests per
-#      second, p99 latency and the server's CPU time per request.
+#      of its own) and are warmed up, alternately, until each one's throughput is steady (two
+#      consecutive warm-up loads within 5% of each other, at most six rounds). Then wrk drives one at
+#      a time on 127.0.0.1 with a mix of reads and writes (64 connections, 8 s; a Lua script,
+#      Scripts/server-check/mix.lua), in five pairs of back-to-back runs, hand first in the odd pairs
+#      and provision first in the even ones, each run from an emptied table, and records each run's
+#      requests per second, p99 latency and the server's CPU time per request.
 #   3. For each wiring, a second load during which the server gets SIGTERM: it must exit 0; every
 #      request it received must have been answered (requests = responses) and every request's unit
 #      of work (and, with Provision, its scope) disposed; no response may be a 5xx; every write
 #      answered with a 201 must be in the database; after the exit, a new connection is refused.
-#   4. Provision beside hand-wired: the medians of each wiring's four runs (throughput, p99, server CPU
-#      per request) are printed with their ratios and whether the targets hold (throughput within 3% of
-#      hand-wired's, p99 within 5%). On this 2-core machine, runs of one wiring differ by up to 20%, so
-#      the check fails only on a gross regression (throughput 15% below hand-wired's or p99 25% above):
-#      a lock or an allocation storm on the request path, not the noise. Every run is printed.
+#   4. Provision beside hand-wired: each pair's ratios (throughput, p99, server CPU per request), and
+#      their medians over the five pairs, with whether the targets hold (throughput within 3% of
+#      hand-wired's, p99 within 5%). A pair's two runs are seconds apart, so a drift of the machine
+#      (runs of one wiring here differ by up to 25% over a minute) weighs on both alike, and the
+#      alternating order cancels what running first or second does. The check fails only on a gross
+#      regression (throughput 15% below hand-wired's or p99 25% above): a lock or an allocation storm on
+#      the request path, not the noise. Every run is printed, with each wiring's medians.
 #
 # Usage: Scripts/server-check.sh [--seconds S] [--connections C] [--no-build]
 #   --seconds      length of each measured load (default 8)
@@ -193,7 +196,15 @@ measure() {
     runs_rps[$wiring]+="$rps "
     runs_p99[$wiring]+="$p99_us "
     runs_cpu[$wiring]+="$cpu "
+    last_rps[$wiring]=$rps
+    last_p99[$wiring]=$p99_us
+    last_cpu[$wiring]=$cpu
 }
+
+# The difference of $1 from $2, in percent, signed: +1.2%.
+percent() { awk -v p="$1" -v h="$2" 'BEGIN { if (h == 0) printf "n/a"; else printf "%+.1f%%", (p / h - 1) * 100 }'; }
+# The ratio of $1 to $2.
+ratio() { awk -v p="$1" -v h="$2" 'BEGIN { printf "%.4f", h == 0 ? 1 : p / h }'; }
 
 # SIGTERM in the middle of a load, and every promise of a graceful shutdown checked.
 shutdown_check() {
@@ -273,15 +284,47 @@ shutdown_check() {
 log "Servers: the release binary, --wiring hand and --wiring provision, each with its own database pool"
 start_server hand "$base_port"
 start_server provision "$((base_port + 1))"
-for wiring in hand provision; do
-    load "$wiring" 2 >/dev/null || fatal "$wiring: warm-up load failed"
+# Warm-up: both wirings, alternately, until each one's throughput is steady (a fresh server, its pool's
+# connections and PostgreSQL's caches take tens of seconds to settle on this machine).
+log "Warm-up: 4 s loads, alternately, until each wiring's last two are within 5% (at most 6 rounds)"
+declare -A warm_last warm_steady
+for round in $(seq 1 6); do
+    printf '  round %d:' "$round"
+    for wiring in hand provision; do
+        output=$(load "$wiring" 4) || { printf '%s\n' "$output"; fatal "$wiring: warm-up load failed"; }
+        rps=$(printf '%s\n' "$output" | sed -nE 's/^Requests\/sec: *([0-9.]+).*/\1/p')
+        [ -n "$rps" ] || { printf '%s\n' "$output"; fatal "$wiring: no throughput in a warm-up load"; }
+        printf ' %s %.1f requests/s' "$wiring" "$rps"
+        if [ -n "${warm_last[$wiring]:-}" ] \
+            && awk -v a="$rps" -v b="${warm_last[$wiring]}" 'BEGIN { d = a / b - 1; exit !(d <= 0.05 && d >= -0.05) }'; then
+            warm_steady[$wiring]=1
+        else
+            warm_steady[$wiring]=0
+        fi
+        warm_last[$wiring]=$rps
+    done
+    printf '\n'
+    [ "${warm_steady[hand]}" = "1" ] && [ "${warm_steady[provision]}" = "1" ] && break
 done
 
-log "Load: wrk, 2 threads, $connections connections, $seconds s per run, reads and writes 7:3; four runs of each wiring"
+# The ratios of provision to hand-wired, one per pair.
+pair_rps="" pair_p99="" pair_cpu=""
+declare -A last_rps last_p99 last_cpu
+
+log "Load: wrk, 2 threads, $connections connections, $seconds s per run, reads and writes 7:3; five pairs of runs"
 run=0
-for wiring in hand provision provision hand hand provision provision hand; do
-    run=$((run + 1))
-    measure "$wiring" "$run"
+for pair in 1 2 3 4 5; do
+    if [ $((pair % 2)) = 1 ]; then order="hand provision"; else order="provision hand"; fi
+    for wiring in $order; do
+        run=$((run + 1))
+        measure "$wiring" "$run"
+    done
+    pair_rps+="$(ratio "${last_rps[provision]}" "${last_rps[hand]}") "
+    pair_p99+="$(ratio "${last_p99[provision]}" "${last_p99[hand]}") "
+    pair_cpu+="$(ratio "${last_cpu[provision]}" "${last_cpu[hand]}") "
+    printf '  pair %d (%s first): provision/hand throughput %s, p99 %s, server CPU per request %s\n' "$pair" \
+        "${order%% *}" "$(percent "${last_rps[provision]}" "${last_rps[hand]}")" \
+        "$(percent "${last_p99[provision]}" "${last_p99[hand]}")" "$(percent "${last_cpu[provision]}" "${last_cpu[hand]}")"
 done
 
 log "SIGTERM after 3 s of a 6 s load"
@@ -299,14 +342,16 @@ hand_p99=$(median "${runs_p99[hand]}")
 prov_p99=$(median "${runs_p99[provision]}")
 hand_cpu=$(median "${runs_cpu[hand]}")
 prov_cpu=$(median "${runs_cpu[provision]}")
-throughput=$(awk -v p="$prov_rps" -v h="$hand_rps" 'BEGIN { printf "%.1f", (p / h - 1) * 100 }')
-latency=$(awk -v p="$prov_p99" -v h="$hand_p99" 'BEGIN { printf "%.1f", (p / h - 1) * 100 }')
-cpu=$(awk -v p="$prov_cpu" -v h="$hand_cpu" 'BEGIN { printf "%.1f", (p / h - 1) * 100 }')
+# The verdict is on the pairs' ratios (each pair's runs seconds apart), not on the ratio of the medians.
+throughput=$(awk -v r="$(median "$pair_rps")" 'BEGIN { printf "%.1f", (r - 1) * 100 }')
+latency=$(awk -v r="$(median "$pair_p99")" 'BEGIN { printf "%.1f", (r - 1) * 100 }')
+cpu=$(awk -v r="$(median "$pair_cpu")" 'BEGIN { printf "%.1f", (r - 1) * 100 }')
 verdict() { awk -v v="$1" -v limit="$2" -v sign="$3" 'BEGIN { print ((sign > 0 ? v <= limit : v >= limit) ? "met" : "not met") }'; }
-log "Provision beside hand-wired (medians of each wiring's four runs)"
-printf '  hand-wired: %10.1f requests/s, p99 %8.0f us, server CPU %6.1f us/request\n' "$hand_rps" "$hand_p99" "$hand_cpu"
-printf '  provision:  %10.1f requests/s, p99 %8.0f us, server CPU %6.1f us/request\n' "$prov_rps" "$prov_p99" "$prov_cpu"
-printf '  throughput %+.1f%% (target >= -3%%: %s), p99 %+.1f%% (target <= +5%%: %s), server CPU per request %+.1f%%\n' \
+log "Provision beside hand-wired"
+printf '  medians of each wiring'"'"'s five runs:\n'
+printf '    hand-wired: %10.1f requests/s, p99 %8.0f us, server CPU %6.1f us/request\n' "$hand_rps" "$hand_p99" "$hand_cpu"
+printf '    provision:  %10.1f requests/s, p99 %8.0f us, server CPU %6.1f us/request\n' "$prov_rps" "$prov_p99" "$prov_cpu"
+printf '  medians of the five pairs'"'"' ratios: throughput %+.1f%% (target >= -3%%: %s), p99 %+.1f%% (target <= +5%%: %s), server CPU per request %+.1f%%\n' \
     "$throughput" "$(verdict "$throughput" -3 -1)" "$latency" "$(verdict "$latency" 5 1)" "$cpu"
 awk -v t="$throughput" 'BEGIN { exit !(t >= -15) }' \
     || fatal "Provision's throughput is $throughput% of hand-wired's: a regression beyond the noise (limit -15%)"
