@@ -11,10 +11,6 @@
 /// a singleton below, is being built by another request (see `Node.synchronousAsyncPlan`).
 @usableFromInline
 struct AsyncLinker: Sendable {
-    /// The declared dependencies of closures being linked by this linker (see ``settle(declared:below:)``).
-    /// Only the linking thread uses it; a lock, uncontended, so that the linker stays `Sendable`.
-    private let declaredPath = Locked<Set<ObjectIdentifier>>([])
-
     @usableFromInline init() {}
 
     /// The async plan of `node`, linking it (and what it builds) if needed.
@@ -28,11 +24,16 @@ struct AsyncLinker: Sendable {
             syncPlan = try node.linkReportingFailure()
         }
         let traits = node.traits
+        // A synchronous closure that declared its dependencies: built by its synchronous plan once what
+        // it declared is prepared (its synchronous link doesn't follow them, so its traits can't say).
+        if !traits.contains(.needsAsync), case .declared(let keys) = node.dependencies,
+            let preparation = DeclaredPreparation.make(for: node, declared: keys)
+        {
+            return node.publishAsync(node.synchronousAsyncPlan(PlanReference(syncPlan), preparing: preparation))
+        }
         guard traits.contains(.needsAsync) else {
-            // Built synchronously (see above), after settling the singletons below, if it builds any. A
-            // closure that declared its dependencies settles them (the synchronous link doesn't follow
-            // them, so its traits don't say whether they build a singleton or await an async factory).
-            guard traits.contains(.buildsSingleton) || node.declaresDependencies else {
+            // Built synchronously (see above), after settling the singletons below, if it builds any.
+            guard traits.contains(.buildsSingleton) else {
                 return node.publishAsync(node.synchronousAsyncPlan(PlanReference(syncPlan)))
             }
             try StackGuard.check(node.key)
@@ -50,45 +51,6 @@ struct AsyncLinker: Sendable {
             throw ProvisionError.asyncUnsupported(node.key)
         }
         return node.publishAsync(plan)
-    }
-
-    /// What settles the binding of `key`, a dependency that the closure binding `dependent` declared
-    /// (`to(dependencies:_:)`), before the closure runs in an async request: the async singletons and
-    /// the singletons being built below it are awaited, so that the closure's synchronous requests find
-    /// them built.
-    ///
-    /// Best effort: when the key can't be linked (missing, a declared cycle of closures, a binding with
-    /// no async form), nothing is settled, and the closure's own request for it reports the error, with
-    /// its path, as it did before settling existed.
-    func settle<P>(declared key: BindingKey, below dependent: Node<P>) -> AsyncSettle {
-        func settleNode<D>(_ type: D.Type) -> AsyncSettle {
-            let unsettled: AsyncSettle = { _ throws(ProvisionError) in false }
-            guard let node = dependent.injector.lookup(key, as: type) else { return unsettled }
-            if let plan = node.asyncPlan { return plan.settle }
-            // Declared dependencies are not linked synchronously, so nothing has checked them for a
-            // cycle: a closure met again on this link's path is not followed.
-            let id = ObjectIdentifier(node)
-            guard declaredPath.withLock({ $0.insert(id).inserted }) else { return unsettled }
-            defer { _ = declaredPath.withLock { $0.remove(id) } }
-            guard let plan = try? link(node) else { return unsettled }
-            guard node.traits.contains(.needsAsync) else { return plan.settle }
-            // Its construction awaits: a singleton or scoped instance is built now, by its async plan (the
-            // closure's synchronous request then finds it built). A transient is built by the closure's
-            // request: what is settled is what lies below it.
-            if node.scope.kind != .transient {
-                return { context throws(ProvisionError) in
-                    _ = try await plan.make(context)
-                    return true
-                }
-            }
-            let below = (node.dependencyKeys ?? []).map { self.settle(declared: $0, below: node) }
-            return { context throws(ProvisionError) in
-                var settled = true
-                for settle in below where try await !settle(context) { settled = false }
-                return settled
-            }
-        }
-        return settleNode(key.type)
     }
 
     /// The async plan for the unnamed binding of `type`, a dependency of `dependent`.

@@ -50,25 +50,29 @@ extension Node {
     /// fails exactly as a synchronous one does. Its thread still blocks where settling can't see (see
     /// the ThreadSafety article): a build that began just after settling looked, or a synchronous
     /// closure's or an injected property's request meeting a build in progress.
-    /// The async form of a synchronous closure that declared `keys`: its synchronous plan, after the
-    /// declared dependencies are settled (see ``AsyncLinker/settle(declared:below:)``).
-    @usableFromInline
-    func settlingDeclared(_ keys: [BindingKey], with linker: AsyncLinker) -> LinkedPlan<T> {
-        settlingAsync(keys.map { linker.settle(declared: $0, below: self) })
-    }
-
-    func synchronousAsyncPlan(_ sync: PlanReference<T>, settling dependencies: [AsyncSettle] = [])
-        -> AsyncPlan<T>
-    {
+    func synchronousAsyncPlan(
+        _ sync: PlanReference<T>,
+        settling dependencies: [AsyncSettle] = [],
+        preparing preparation: DeclaredPreparation? = nil
+    ) -> AsyncPlan<T> {
         let settling = dependencies.isEmpty ? nil : DependencySettling(key: key, dependencies: dependencies)
         switch scope.kind {
         case .transient:
             return AsyncPlan(
                 { context throws(ProvisionError) in
                     _ = try await settling?.run(context)
+                    try await preparation?.run(context)
                     return try sync.make(context)
                 },
-                settle: { context throws(ProvisionError) in try await settling?.run(context) ?? true }
+                settle: { context throws(ProvisionError) in
+                    // Prepared for each request (its scoped anchors are the request's scope's): never
+                    // reported settled for good.
+                    if let preparation {
+                        try await preparation.run(context)
+                        return false
+                    }
+                    return try await settling?.run(context) ?? true
+                }
             )
         case .singleton:
             guard let cell, !cell.isPrebuilt else {
@@ -79,13 +83,14 @@ extension Node {
             }
             return AsyncPlan(
                 { context throws(ProvisionError) in
-                    try await Node.build(through: cell, settling: settling, sync, context)
+                    try await Node.build(through: cell, settling: settling, preparing: preparation, sync, context)
                 },
                 settle: { context throws(ProvisionError) in
                     // Built, or being built: nothing below it is needed. Not built: the synchronous plan
                     // will build it, after what it depends on.
                     guard let built = try await cell.settle(context) else {
                         _ = try await settling?.run(context)
+                        try await preparation?.run(context)
                         return false
                     }
                     return built
@@ -111,7 +116,8 @@ extension Node {
             return AsyncPlan(
                 { context throws(ProvisionError) in
                     guard let cell = cellInScope(context) else { return try sync.make(context) }
-                    return try await Node.build(through: cell, settling: settling, sync, context)
+                    return try await Node.build(
+                        through: cell, settling: settling, preparing: preparation, sync, context)
                 },
                 settle: { context throws(ProvisionError) in
                     guard let cell = cellInScope(context) else { return false }
@@ -119,6 +125,10 @@ extension Node {
                     // unless this scope's build just failed, also when the instance is built (which finds
                     // them built, and says so).
                     if try await cell.settle(context) == false { return false }
+                    if let preparation {
+                        if cell.publishedAddress == nil { try await preparation.run(context) }
+                        return false
+                    }
                     return try await settling?.run(context) ?? true
                 }
             )
@@ -131,12 +141,16 @@ extension Node {
     private static func build(
         through cell: InstanceCell<T>,
         settling: DependencySettling?,
+        preparing preparation: DeclaredPreparation?,
         _ sync: PlanReference<T>,
         _ context: ResolutionContext
     ) async throws(ProvisionError) -> T {
         if let address = cell.publishedAddress { return PublishedValue<T>.value(at: address) }
         if let address = try await cell.awaitBuildInProgress(context) { return PublishedValue<T>.value(at: address) }
         _ = try await settling?.run(context)
+        // A singleton is built outside the request's scope (see `InstanceCell.factoryContext`): so are the
+        // anchors it declared, whose scoped ones its closure can't have (it reports them captive).
+        try await preparation?.run(cell.isScoped ? context : ResolutionContext(frame: context.frame))
         return try sync.make(context)
     }
 

@@ -28,9 +28,20 @@ extension Injector {
 
     /// The modules this injector was created with, then those installed into it since (see
     /// ``install(_:)``), with whether each one overrides: what a derived injector configures again.
+    ///
+    /// An injector made by ``overriding(_:)-(Module...)`` was created with its original's creation modules and
+    /// the overrides, and resolves the modules installed into its original through it: those come
+    /// between the two, as they would have had they been installed before the derivation. (Found by
+    /// hunt 19: `with` and `without` of such an injector dropped them.)
     private var modulesWithInstalled: (modules: [any Module], overriding: [Bool]) {
+        var (own, overriding) = (modules, overridingModules)
+        if let derivation {
+            let original = derivation.original.modulesWithInstalled
+            own = original.modules + derivation.overrides
+            overriding = original.overriding + derivation.overrides.map { _ in true }
+        }
         let installed = installedModules.withLock { $0 }
-        return (modules + installed, overridingModules + installed.map { _ in false })
+        return (own + installed, overriding + installed.map { _ in false })
     }
 
     /// A new injector made of this injector's modules (installed ones included) except those of the given

@@ -62,8 +62,13 @@ final class InstanceRecorder: Sendable {
         var disposal = Disposal(of: value)
         let identity = InstanceIdentity.of(value)
         if disposal != nil, let identity, injector.holdsElsewhere(identity) { disposal = nil }
-        let recorded = state.withLock { $0.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) }
-        return recorded ? .recorded : .refused(disposal)
+        return state.withLock { state in
+            if state.record(key, disposal: disposal, identity: identity, keepsAll: recordsAll) { return .recorded }
+            // Refused: an instance the owner built (or holds) itself, handed on by this build, is the
+            // owner's, disposed by its drain already. (Found by hunt 19: disposed a second time.)
+            if let identity, state.holds(identity) { return .refused(nil) }
+            return .refused(disposal)
+        }
     }
 
     /// What ``record(_:_:in:)`` did with an instance.

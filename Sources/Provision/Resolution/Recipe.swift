@@ -269,13 +269,9 @@ extension Recipe {
         Recipe(
             dependencies: declared.map(Dependencies.declared) ?? .dynamic,
             link: { pass, node throws(ProvisionError) in
-                // A synchronous closure is built by its synchronous plan in async requests too (see
-                // AsyncLinker); one that declared its dependencies settles them first, so that its requests
-                // for async singletons find them built.
-                guard case .sync = pass else {
-                    guard case .async(let linker) = pass, let declared, !declared.isEmpty else { return .noForm }
-                    return node.settlingDeclared(declared, with: linker)
-                }
+                // No async form: a synchronous closure is built by this plan in async requests too, after
+                // what it declared is prepared (see AsyncLinker and DeclaredPreparation).
+                guard case .sync = pass else { return .noForm }
                 let key = node.key
                 let injector = node.injector
                 // A singleton's or scoped instance's build already pushed its key (see
