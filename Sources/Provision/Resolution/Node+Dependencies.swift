@@ -15,12 +15,6 @@ extension Node {
         return !arguments.hasDefaults
     }
 
-    /// Whether the binding is a closure that declared the keys it resolves (`to(dependencies:_:)`).
-    var declaresDependencies: Bool {
-        if case .declared(let keys) = dependencies { return !keys.isEmpty }
-        return false
-    }
-
     @usableFromInline var injectedPropertyKeys: [BindingKey] {
         var keys: [BindingKey] = []
         if let instance = cell?.value as? any PropertyInjectable {
