@@ -295,10 +295,19 @@ final class RoundState: Sendable {
     /// `object` is being disposed: checks that it is disposed once, in its time and order.
     func disposing(_ object: GraphObject) {
         disposed.add(1, ordering: .relaxed)
-        object.counters.disposals.add(1, ordering: .relaxed)
         let label = object.counters.label
         if object.disposalCount > 0 { violation("\(label) was disposed twice") }
-        if !object.isComplete { violation("\(label) was disposed before its construction completed") }
+        guard object.isComplete else {
+            // Its initializer ran but its property injection failed: the build fails, and the injector
+            // disposes the instance at once (a singleton's or scoped instance's; never a transient's).
+            if object.lifetime == .transient {
+                violation("the transient \(label), whose property injection failed, was disposed")
+            }
+            return
+        }
+        // Counted against the binding's completed builds (see `checkShutdownReturned`); an incomplete
+        // instance's one disposal is checked when it is freed (see `ended`).
+        object.counters.disposals.add(1, ordering: .relaxed)
         switch object.lifetime {
         case .transient:
             violation("the transient \(label) was disposed")
@@ -334,10 +343,11 @@ final class RoundState: Sendable {
         case .transient:
             if disposals != 0 { violation("a transient \(counters.label) was disposed \(disposals) times") }
         case .singleton, .scoped:
-            if complete && disposals != 1 {
-                violation("an instance of \(counters.label) was built and freed, disposed \(disposals) times")
-            } else if !complete && disposals != 0 {
-                violation("an incomplete instance of \(counters.label) was disposed")
+            // Built, or constructed with a failed property injection (disposed by the injector when its
+            // build failed): disposed exactly once either way.
+            if disposals != 1 {
+                let kind = complete ? "an" : "an incomplete"
+                violation("\(kind) instance of \(counters.label) was freed, disposed \(disposals) times")
             }
         }
     }
