@@ -10,7 +10,10 @@
  *              child tasks); any build or start hook may fail (abandonStart);
  *   Shutdown   two callers of Injector.shutdown(): the first shuts down, the second waits for it.
  * Timeouts (the drain timer, hook timeouts) are abstracted away: a wait that nobody ends is a
- * process blocked forever, which spin reports as an invalid end state.
+ * process blocked forever, which spin reports as an invalid end state. So the model's drain always
+ * outlasts the builds; a build that outlasts the drain's timeout in the code is not modelled: its
+ * publication is refused by the drained recorder, and InstanceCell.publish disposes the instance and
+ * fails the build (and its gate's waiters) with shutDown, through the gate's ordinary failure path.
  *
  * Properties:
  *   - nothing is built after shutdown drained the builds: no factory starts and nothing is published

@@ -361,6 +361,12 @@ extension Injector {
         lifecycle.recorder.holdsForCaller(identity) || heldByAncestor(identity)
     }
 
+    /// Whether this injector or an ancestor built the instance, or holds it for the caller: an instance
+    /// that a scope, or a build that failed, must leave to its owner.
+    func holdsInChain(_ identity: ObjectIdentifier) -> Bool {
+        lifecycle.recorder.holds(identity) || heldByAncestor(identity)
+    }
+
     /// Whether an ancestor built the instance, or holds it for the caller.
     func heldByAncestor(_ identity: ObjectIdentifier) -> Bool {
         var current = parent

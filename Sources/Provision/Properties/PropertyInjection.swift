@@ -110,11 +110,7 @@ final class PropertyInjection: Sendable {
     /// holds elsewhere (a closure binding's handing on). (Found by hunt 18: it was dropped undisposed.)
     private func disposeUninjected(_ object: any PropertyInjectable) {
         guard !tracksPath, let disposal = InstanceRecorder.Disposal(of: object as Any) else { return }
-        if let identity = InstanceIdentity.of(object),
-            injector.holdsElsewhere(identity) || injector.lifecycle.recorder.holds(identity)
-        {
-            return
-        }
+        if let identity = InstanceIdentity.of(object), injector.holdsInChain(identity) { return }
         _ = Disposer.disposeOrphan(disposal, key: key, timeout: injector.configuration.lifecycleHookTimeout)
     }
 

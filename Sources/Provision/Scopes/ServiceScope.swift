@@ -74,8 +74,7 @@ public final class ServiceScope: Sendable {
     /// disposes it. (Found by hunt 16: a scoped closure returning a singleton, an instance binding's value
     /// or a seed had it disposed at every close.)
     func holdsElsewhere(_ identity: ObjectIdentifier) -> Bool {
-        seeds.contains { $0.identity == identity } || injector.lifecycle.recorder.holds(identity)
-            || injector.heldByAncestor(identity)
+        seeds.contains { $0.identity == identity } || injector.holdsInChain(identity)
     }
 
     /// The value this scope was seeded with for `key`, a seed binding of `T`.
