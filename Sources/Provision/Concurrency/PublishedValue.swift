@@ -49,6 +49,41 @@ enum PublishedValue<T> {
     static func release(_ word: borrowing Atomic<UInt>) {
         AtomicReference.release(word)
     }
+
+    // MARK: Tagged words
+
+    // A second encoding, for a reader whose code doesn't hoist `T`'s metadata out of its loop (a resolved
+    // `Lazy`'s `value`, read in the caller's loop): `storesReference` asks for the metadata, a call per
+    // read there, while the word's bit 0 tells the same without it. An object's address is 16-byte
+    // aligned, so bit 0 is free: clear for the value itself, set for a box.
+
+    /// The tag of a word that holds a box (see ``taggedWord(_:)``).
+    @inlinable static var boxTag: UInt { 1 }
+
+    /// The word that publishes `value`, tagged: ``retainedWord(_:)``, with ``boxTag`` set when it is a
+    /// box. Read with ``loadTagged(_:)``, released with ``releaseTagged(_:)``.
+    @inlinable
+    static func taggedWord(_ value: T) -> UInt {
+        storesReference ? retainedWord(value) : retainedWord(value) | boxTag
+    }
+
+    /// The value published in a tagged `word`, or `nil` while nothing is: told apart by the tag alone.
+    @inlinable @inline(__always)
+    static func loadTagged(_ word: borrowing Atomic<UInt>) -> T? {
+        let bits = word.load(ordering: .acquiring)
+        if bits & boxTag == 0 {
+            guard let address = UnsafeRawPointer(bitPattern: bits) else { return nil }
+            return unsafeBitCast(address, to: T.self)
+        }
+        let box = UnsafeRawPointer(bitPattern: bits & ~boxTag).unsafelyUnwrapped
+        return Unmanaged<InstanceBox<T>>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.value }
+    }
+
+    /// Releases the object published in a tagged `word`, if any.
+    static func releaseTagged(_ word: borrowing Atomic<UInt>) {
+        guard let address = UnsafeRawPointer(bitPattern: word.load(ordering: .acquiring) & ~boxTag) else { return }
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+    }
 }
 
 /// The box that publishes a value of a type that is not a single reference (see ``PublishedValue``).

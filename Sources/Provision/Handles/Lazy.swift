@@ -46,8 +46,9 @@ public final class Lazy<T: Sendable>: Sendable {
         case reentered
     }
 
-    /// The resolved value, published once (see ``PublishedValue``) when the state becomes `resolved`,
-    /// with the state's lock held; 0 before. A read of a resolved handle is this one acquiring load.
+    /// The resolved value, published once as a tagged word (see ``PublishedValue/taggedWord(_:)``) when
+    /// the state becomes `resolved`, with the state's lock held; 0 before. A read of a resolved handle is
+    /// this one acquiring load and a test of the word's tag.
     @usableFromInline let published = Atomic<UInt>(0)
 
     private let provider: Provider<T>
@@ -63,7 +64,7 @@ public final class Lazy<T: Sendable>: Sendable {
     }
 
     deinit {
-        PublishedValue<T>.release(published)
+        PublishedValue<T>.releaseTagged(published)
     }
 
     /// The value, resolved on first access.
@@ -76,7 +77,7 @@ public final class Lazy<T: Sendable>: Sendable {
     @inlinable
     public var value: T {
         get throws(ProvisionError) {
-            if let value = PublishedValue<T>.load(published) { return value }
+            if let value = PublishedValue<T>.loadTagged(published) { return value }
             return try resolveValue()
         }
     }
@@ -95,7 +96,7 @@ public final class Lazy<T: Sendable>: Sendable {
     /// Makes `value` the handle's value: the state's lock is held and the state was not `resolved`.
     private func resolve(_ state: inout State, to value: T) {
         state = .resolved(value)
-        published.store(PublishedValue<T>.retainedWord(value), ordering: .releasing)
+        published.store(PublishedValue<T>.taggedWord(value), ordering: .releasing)
     }
 
     /// How many threads wait for the read in flight (0 when none is), for tests.

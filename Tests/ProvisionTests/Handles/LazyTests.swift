@@ -35,6 +35,30 @@ private final class Helper: Sendable {
     }
 }
 
+private protocol LazyShape: AnyObject, Sendable {
+    var shape: String { get }
+}
+
+/// Counts its deinitializations.
+private final class Tracked: LazyShape {
+    let released: Counter
+    var shape: String { "tracked" }
+
+    init(_ released: Counter) {
+        self.released = released
+    }
+
+    deinit {
+        released.increment()
+    }
+}
+
+/// A value that is not one reference: published in a box.
+private struct LazyPair: Sendable {
+    let tracked: Tracked
+    let number: Int
+}
+
 @Suite("Lazy handles")
 struct LazyTests {
     @Test("lazyWaiterGetsLaterSuccess: after a failed read, a thread waiting on a later successful read gets its value")
@@ -310,5 +334,40 @@ struct LazyTests {
         #expect(all.count == 2)
         #expect(all.allSatisfy { $0 == .timedOut || $0 == .cycle })
         #expect(all.contains(.timedOut))
+    }
+
+    @Test("a resolved handle reads back a class, an existential or a struct, and releases it once")
+    func lazyValueOfEveryShape() throws {
+        let released = Counter()
+        let injector = try Injector(
+            ClosureModule { binder in
+                binder.bind(Tracked.self).to { _ in Tracked(released) }
+                binder.bind((any AnyObject & Sendable).self).to { _ in Tracked(released) }
+                binder.bind((any LazyShape).self).to { _ in Tracked(released) }
+                binder.bind(LazyPair.self).to { _ in LazyPair(tracked: Tracked(released), number: 7) }
+                binder.bind(String.self).to { _ in "text" }
+            }
+        )
+        do {
+            let object = try injector.get(Lazy<Tracked>.self)
+            let anyObject = try injector.get(Lazy<any AnyObject & Sendable>.self)
+            let existential = try injector.get(Lazy<any LazyShape>.self)
+            let pair = try injector.get(Lazy<LazyPair>.self)
+            let text = try injector.get(Lazy<String>.self)
+            // The first read resolves and publishes; the second reads what was published.
+            #expect(try object.value === object.value)
+            #expect(try anyObject.value === anyObject.value)
+            #expect(try existential.value === existential.value)
+            #expect(try existential.value.shape == "tracked")
+            #expect(try pair.value.tracked === pair.value.tracked)
+            #expect(try pair.value.number == 7)
+            #expect(try text.value == "text")
+            #expect(try text.value == "text")
+            withExtendedLifetime((object, anyObject, existential, pair)) {
+                #expect(released.value == 0)
+            }
+        }
+        // Each handle held its value once: freed with the handles (transients: nothing else holds them).
+        #expect(released.value == 4)
     }
 }
