@@ -190,9 +190,10 @@ extension Node {
         }
     }
 
-    /// The synchronous plan of a singleton or scoped node that only the async path can build: the
-    /// instance once it is built, otherwise a `requiresAsync` error. Never takes the cell's gate, so a
-    /// synchronous caller can't block (or fail) an async build.
+    /// The synchronous plan of a singleton or scoped node whose own factory awaits, which only the async
+    /// path can build: the instance once it is built, otherwise a `requiresAsync` error. Never takes the
+    /// cell's gate, so a synchronous caller can't block (or fail) an async build. (A node whose factory
+    /// is synchronous, over async bindings, keeps its synchronous plan: see `Linker`.)
     func asyncOnlyPlan() -> Plan<T> {
         let key = self.key
         if scope.isScoped {

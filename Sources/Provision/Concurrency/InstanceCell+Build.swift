@@ -11,9 +11,11 @@ enum GateAction {
     case wait(SingletonGate)
     /// No one builds it: this request installed the gate and builds.
     case build(SingletonGate)
-    /// Another request builds the instance asynchronously: a synchronous caller must not wait. Defensive:
-    /// only a binding whose construction awaits is built asynchronously (see ``AsyncLinker``), and its
-    /// synchronous plan never comes to the gate (see `Node.asyncOnlyPlan`).
+    /// Another request builds the instance asynchronously: a synchronous caller must not wait. Only a
+    /// binding whose construction awaits is built asynchronously (see ``AsyncLinker``): one whose own
+    /// factory awaits has a synchronous plan that never comes to the gate (see `Node.asyncOnlyPlan`);
+    /// one whose factory is synchronous, over async bindings, comes here when a synchronous request
+    /// arrives while an async request builds it (and may be suspended, awaiting those bindings).
     case builtAsynchronously
     /// The injector is shutting down: nothing new is built.
     case shutDown

@@ -76,7 +76,8 @@ public final class Injector: Sendable {
     ///   declarations), ``ProvisionError/Code/incompleteBinding`` (a `bind` without a target),
     ///   ``ProvisionError/Code/configurationFailed`` (a module's `configure` threw),
     ///   ``ProvisionError/Code/typeMismatch`` (a checked instance of the wrong type),
-    ///   ``ProvisionError/Code/eagerNotSingleton``, any error building an eager singleton, or, with
+    ///   ``ProvisionError/Code/eagerNotSingleton``, any error building an eager singleton (the
+    ///   injector then disposes the instances it built, as ``shutdown()`` would), or, with
     ///   ``Configuration/validatesOnCreation``, ``ProvisionError/Code/validationFailed`` listing every
     ///   problem of the graph (see ``validate()``).
     public convenience init(modules: [any Module], configuration: Configuration = Configuration())
@@ -131,7 +132,23 @@ public final class Injector: Sendable {
         if configuration.validatesOnCreation {
             try validateOnCreation(eager: eagerKeys.map { ($0.key, $0.location) })
         }
-        try buildEagerSingletons(eagerKeys)
+        do throws(ProvisionError) {
+            try buildEagerSingletons(eagerKeys)
+        } catch {
+            abandonCreation()
+            throw error
+        }
+    }
+
+    /// Undoes a creation that failed while it built its eager singletons. Nobody gets the injector to
+    /// shut it down, so it closes itself and disposes the instances it built (the eager singletons
+    /// before the failing one, and what they needed), as ``shutdown()`` would: newest first, an
+    /// ``AsyncDisposable`` one in a task, bounded by the hook timeout (see ``Disposer``). What a disposal
+    /// throws is dropped: the creation's error is the one the caller gets.
+    private func abandonCreation() {
+        lifecycle.close()
+        registry.close()
+        Disposer.disposeAbandoned(lifecycle.recorder.drain(), timeout: configuration.lifecycleHookTimeout)
     }
 
     /// Configures the injector's modules and installs their bindings; returns the keys to build eagerly.

@@ -3,7 +3,8 @@
 /// The injector calls ``dispose()`` exactly once for every instance it built whose type conforms:
 /// scoped instances when their ``ServiceScope`` closes, singletons when the injector shuts down
 /// (``Injector/shutdown()``), in reverse creation order (an instance is disposed before the instances it
-/// was built from). Instances given with `toInstance(_:)` and transient instances belong to the caller
+/// was built from); when an injector's creation fails on an eager singleton, the instances it built
+/// before the failure are disposed then. Instances given with `toInstance(_:)` and transient instances belong to the caller
 /// and are never disposed by the injector.
 ///
 /// ```swift

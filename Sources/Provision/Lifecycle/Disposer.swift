@@ -64,6 +64,28 @@ enum Disposer {
         }
     }
 
+    /// Disposes the instances of `entries` (in recording order) that no owner will dispose, from a
+    /// synchronous caller (an injector whose creation failed): the ``Disposable`` ones now, newest first,
+    /// and the ``AsyncDisposable`` ones in one task of their own, newest first, each bounded by
+    /// `timeout`. Failures are dropped.
+    static func disposeAbandoned(_ entries: [DisposalRecord.Entry], timeout: Duration) {
+        var awaited: [DisposalRecord.Entry] = []
+        for index in entries.indices.reversed() {
+            switch entries[index].disposal {
+            case .sync(let disposable):
+                _ = disposeSynchronously(disposable, key: entries[index].key)
+            case .async:
+                awaited.append(entries[index])
+            case nil:
+                continue
+            }
+        }
+        guard !awaited.isEmpty else { return }
+        // `dispose` walks its entries backwards: hand them over oldest first again.
+        let ordered = Array(awaited.reversed())
+        Task { _ = await dispose(ordered, timeout: timeout) }
+    }
+
     /// Disposes one ``Disposable`` instance; returns what its `dispose()` threw.
     static func disposeSynchronously(_ disposable: any Disposable, key: BindingKey) -> ProvisionError? {
         do {

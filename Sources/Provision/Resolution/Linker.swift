@@ -170,8 +170,15 @@ final class Linker {
                 )
             }
         }
-        // Only the async path builds a singleton or scoped instance whose construction awaits.
-        if traits.contains(.needsAsync), node.scope.kind != .transient {
+        // Only the async path builds a singleton or scoped instance whose own factory awaits. One whose
+        // factory is synchronous, over async bindings, keeps its synchronous plan, behind its gate like
+        // any other: a synchronous request builds it once the async singletons it needs are built (by
+        // `start()`, or by an async request), and before that their plans throw `requiresAsync`, with the
+        // path down to the async binding, without waiting at their gates. Such a synchronous build
+        // never blocks an async one: a synchronous caller doesn't wait at a gate an async build holds
+        // (`builtAsynchronously`), and an async waiter doesn't inherit a synchronous build's
+        // `requiresAsync` but builds the instance itself (see `InstanceCell`).
+        if traits.contains(.needsAsync), node.scope.kind != .transient, node.isAsync {
             plan = node.asyncOnlyPlan()
         }
         // A plan that captured a stand-in for a missing binding must never run: don't publish it.
