@@ -111,7 +111,11 @@ extension Injector {
         {
             node = variant
         }
-        if let value = node.cell?.value { return value }
+        // A built instance answers a request that gives no arguments, or the arguments its binding takes
+        // (a singleton with arguments); other arguments are checked below, and a binding that takes
+        // none, or others, is an `argumentMismatch` whether or not its instance is built. (Found by hunt
+        // 20A: a built singleton and an instance binding answered any arguments.)
+        if let value = node.cell?.value, Factory.arity == 0 || Injector.takes(node, Factory.self) { return value }
         // A request with arguments recurses through forwarding and its factory's resolver, not through
         // linked plans: check the stack at each level.
         try StackGuard.check(key)

@@ -91,11 +91,12 @@ extension ProvisionError {
         /// a transient is not captive (a transient makes no promise about its lifetime).
         public static let captiveDependency = Code(.captiveDependency)
 
-        /// A binding depends on `[T]`, and nothing is multibound for `T`.
+        /// A binding depends on `[T]`, and nothing is multibound for `T`. Reported by validation, and by
+        /// the request that reaches the dependency (a request for `[T]` itself is ``notBound``).
         public static let emptyMultibinding = Code(.emptyMultibinding)
 
         /// A binding depends on a single `T`, and `T` only has multibinding elements: which one is
-        /// meant is ambiguous.
+        /// meant is ambiguous. Reported by validation, and by the request that reaches the dependency.
         public static let ambiguousMultibinding = Code(.ambiguousMultibinding)
 
         /// A binding built by an `async` factory (or one that depends on such a binding) was requested

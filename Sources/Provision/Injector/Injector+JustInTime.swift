@@ -200,8 +200,45 @@ extension Injector {
     /// ancestor began shutting down (shutdown empties the tables, so that is why it missed), `notBound`
     /// with `path` otherwise. Every lookup that can miss reports through here.
     func missing(_ key: BindingKey, path: @autoclosure () -> [BindingKey]) -> ProvisionError {
-        guard isShuttingDown else { return ProvisionError.notBound(key, path: path()) }
+        guard isShuttingDown else { return unbound(key, path: path()) }
         return ProvisionError.shutDown(key, path: path(), byAncestor: !lifecycle.isClosed)
+    }
+
+    /// The error for `key`, which nothing binds. A dependency is explained as validation explains it: a
+    /// list that nothing is multibound for (`emptyMultibinding`), one value of a type that is only
+    /// multibound (`ambiguousMultibinding`), or `notBound`. (Found by hunt 20A: requests reported the
+    /// first two as `notBound`, which validation didn't.) A request's own key is `notBound`, as the codes
+    /// are documented. Only on the error path: the multibinding is looked for here.
+    private func unbound(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
+        guard path.count > 1 else { return ProvisionError.notBound(key, path: path) }
+        let neededBy = [path[path.count - 2]]
+        if let array = key.type as? any ArrayType.Type {
+            return ProvisionError.emptyMultibinding(key, element: array.elementType, neededBy: neededBy, path: path)
+        }
+        if let count = multibindingElementCount(of: key.type, named: key.name) {
+            return ProvisionError.onlyMultibound(key, elementCount: count, neededBy: neededBy, path: path)
+        }
+        return ProvisionError.notBound(key, path: path)
+    }
+
+    /// How many elements are multibound for `type` under `name` in this injector or the nearest ancestor
+    /// that has its collection; `nil` when none does.
+    private func multibindingElementCount<Element>(of type: Element.Type, named name: String?) -> Int? {
+        let collection = BindingKey([Element].self, named: name)
+        var current: Injector? = self
+        while let injector = current {
+            if let raw = injector.registry.node(for: collection) ?? injector.registry.lockedNode(for: collection),
+                let node = raw.takeUnretainedValue() as? any AnyNode, !node.isJustInTime
+            {
+                // A multibinding's collection depends on its elements, and only on them; a list bound
+                // otherwise (`bind([T].self)`) is not one.
+                guard let elements = node.dependencyKeys, !elements.isEmpty, elements.allSatisfy(Binder.isElementKey)
+                else { return nil }
+                return elements.count
+            }
+            current = injector.parent
+        }
+        return nil
     }
 
     /// Where the just-in-time binding of `key`, which no injector binds, is made (see `JustInTimeHome`).

@@ -30,17 +30,7 @@ extension ProvisionError {
                 path: path
             )
         case .emptyMultibinding(let element):
-            let elementType = TypeName.describe(element)
-            let named = key.name.map { ", named: \"\($0)\"" } ?? ""
-            return ProvisionError(
-                code: .emptyMultibinding,
-                key: key,
-                message: "nothing is multibound for \(elementType)\(key.name.map { " named \"\($0)\"" } ?? ""), "
-                    + "but \(dependents) \(neededBy.count == 1 ? "needs" : "need") [\(elementType)]",
-                hint: "add an element with binder.multibind(\(TypeName.metatypeExpression(element))\(named)).to(...); "
-                    + "if an empty list is intended, bind it: binder.bind([\(elementType)].self\(named)).toInstance([])",
-                path: path
-            )
+            return emptyMultibinding(key, element: element, neededBy: neededBy, path: path)
         case .misdeclared(let error):
             return ProvisionError(
                 code: error.code,
@@ -51,18 +41,51 @@ extension ProvisionError {
             )
         case .onlyMultibound(let collection):
             let count = graph.vertices[collection].shape.keys.count
-            let elementType = TypeName.describe(key.type)
-            let named = key.name.map { ", named: \"\($0)\"" } ?? ""
-            return ProvisionError(
-                code: .ambiguousMultibinding,
-                key: key,
-                message: "\(dependents) \(neededBy.count == 1 ? "needs" : "need") one \(key), but it only has "
-                    + "\(count) multibinding element\(count == 1 ? "" : "s")",
-                hint: "inject [\(elementType)] to get every element, or bind one: "
-                    + "binder.bind(\(TypeName.metatypeExpression(key.type))\(named)).to(...)",
-                path: path
-            )
+            return onlyMultibound(key, elementCount: count, neededBy: neededBy, path: path)
         }
+    }
+
+    /// A list of `element` (`key`, an array type) that nothing is multibound for, needed by `neededBy`
+    /// (none: a request for the list itself). Reported by validation and by a request alike.
+    static func emptyMultibinding(
+        _ key: BindingKey,
+        element: any Any.Type,
+        neededBy: [BindingKey],
+        path: [BindingKey]
+    ) -> ProvisionError {
+        let elementType = TypeName.describe(element)
+        let named = key.name.map { ", named: \"\($0)\"" } ?? ""
+        let needs = needsPhrase(neededBy)
+        return ProvisionError(
+            code: .emptyMultibinding,
+            key: key,
+            message: "nothing is multibound for \(elementType)\(key.name.map { " named \"\($0)\"" } ?? ""), "
+                + "but \(needs) [\(elementType)]",
+            hint: "add an element with binder.multibind(\(TypeName.metatypeExpression(element))\(named)).to(...); "
+                + "if an empty list is intended, bind it: binder.bind([\(elementType)].self\(named)).toInstance([])",
+            path: path
+        )
+    }
+
+    /// One value of `key`, needed by `neededBy` (none: a request for it), where `key` only has
+    /// `elementCount` multibinding elements. Reported by validation and by a request alike.
+    static func onlyMultibound(
+        _ key: BindingKey,
+        elementCount count: Int,
+        neededBy: [BindingKey],
+        path: [BindingKey]
+    ) -> ProvisionError {
+        let elementType = TypeName.describe(key.type)
+        let named = key.name.map { ", named: \"\($0)\"" } ?? ""
+        let needs = needsPhrase(neededBy)
+        return ProvisionError(
+            code: .ambiguousMultibinding,
+            key: key,
+            message: "\(needs) one \(key), but it only has \(count) multibinding element\(count == 1 ? "" : "s")",
+            hint: "inject [\(elementType)] to get every element, or bind one: "
+                + "binder.bind(\(TypeName.metatypeExpression(key.type))\(named)).to(...)",
+            path: path
+        )
     }
 
     /// A binding that would keep a shorter-lived binding's instance past its lifetime.
@@ -116,6 +139,12 @@ extension ProvisionError {
     }
 
     /// `A`, `A and B`, `A, B, C and 2 more`.
+    /// "A needs", "A and B need", or "the request needs" when nothing else needs it.
+    static func needsPhrase(_ neededBy: [BindingKey]) -> String {
+        if neededBy.isEmpty { return "the request needs" }
+        return "\(listing(neededBy)) \(neededBy.count == 1 ? "needs" : "need")"
+    }
+
     static func listing(_ keys: [BindingKey], limit: Int = 3) -> String {
         let names = keys.prefix(limit).map(\.description)
         let rest = keys.count - names.count
