@@ -16,7 +16,9 @@
  *   - a woken waiter always finds the gate's outcome (never .pending): value published -> done,
  *     failed -> the builder's error; failed with the builder's own cancellation -> the waiter, whose
  *     task was not cancelled, decides again (InstanceCell.builderOutcome / inheritedFailure): it may
- *     become the next builder or wait on the next gate, and it still ends;
+ *     become the next builder or wait on the next gate, and it still ends. A synchronous builder's
+ *     requiresAsync (a service with a synchronous factory that reached an async singleton not built
+ *     yet) is such a failure for an async waiter, which doesn't inherit it: CANCELLED here too;
  *   - each SuspendedWaiter's continuation is resumed exactly once, by whichever of builder wake,
  *     timer and cancellation comes first (a cancellation that comes before the continuation is
  *     installed still wins);

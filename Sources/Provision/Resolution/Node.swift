@@ -210,7 +210,11 @@ final class Node<T>: AnyNode {
         } catch {
             throw ProvisionError.thrown(by: key, error)
         }
-        if TypeShape.isReference(T.self), TypeShape.classWord(of: value) != directClass.load(ordering: .relaxed) {
+        // The class word is set only for a `T` that is a reference (see `enableDirectConstruction`): a
+        // non-zero word says so without `T`'s metadata, which `TypeShape.isReference(T.self)` asked for
+        // with a call on every request.
+        let expected = directClass.load(ordering: .relaxed)
+        if expected != 0, TypeShape.classWord(of: value) != expected {
             try injectDirectlyBuilt(unsafeBitCast(value, to: AnyObject.self), context)
         }
         return value
