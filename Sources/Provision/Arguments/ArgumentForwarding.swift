@@ -9,6 +9,10 @@ protocol ArgumentForwarding: Sendable {
         in injector: Injector,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> Any
+
+    /// What forwarding these arguments would fail with because of them, without building anything;
+    /// `nil` when the target takes them.
+    func argumentFailure<each Argument>(in injector: Injector, arguments: repeat each Argument) -> ProvisionError?
 }
 
 /// The forwarding of `to(binding:)`: the arguments go to the target binding, whose declaration checks
@@ -21,6 +25,10 @@ struct DelegationForwarding<Target>: ArgumentForwarding {
         arguments: repeat each Argument
     ) throws(ProvisionError) -> Any {
         try injector.get(Target.self, named: target.name, arguments: repeat each arguments)
+    }
+
+    func argumentFailure<each Argument>(in injector: Injector, arguments: repeat each Argument) -> ProvisionError? {
+        injector.argumentFailure(Target.self, named: target.name, arguments: repeat each arguments)
     }
 }
 

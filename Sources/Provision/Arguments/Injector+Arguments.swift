@@ -10,7 +10,10 @@ extension Injector {
     /// conforming value), or delegate with ``BindingBuilder/to(binding:named:)`` to such a binding, which
     /// then receives the arguments. A type bound with several argument lists is built by the binding of
     /// the arguments' types (see ``ArgumentBindingBuilder``). For a singleton that is already built, the
-    /// arguments are ignored.
+    /// arguments' values are ignored, not their types: a binding that takes no arguments, or others, is
+    /// an ``ProvisionError/Code/argumentMismatch`` before and after its instance is built. A scoped
+    /// delegation can't be requested with arguments (``ProvisionError/Code/invalidLifecycle``): one
+    /// instance per scope would ignore every request's arguments but the first.
     ///
     /// - Parameters:
     ///   - type: The type to resolve.
@@ -100,17 +103,7 @@ extension Injector {
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
         typealias Factory = ArgumentFactory<T, repeat each Argument>
-        guard let primary = lookup(key, as: type) else {
-            throw missing(key, path: [key])
-        }
-        // The binding of these argument types: the key's primary binding, or the variant of the key that
-        // takes them (see ArgumentVariants).
-        var node = primary
-        if !Injector.takes(primary, Factory.self),
-            let variant = lookup(ArgumentVariants.key(key, requestedWith: Factory.self) { Factory.signature }, as: type)
-        {
-            node = variant
-        }
+        let node = try argumentNode(key, as: type, Factory.self)
         // A built instance answers a request that gives no arguments, or the arguments its binding takes
         // (a singleton with arguments); other arguments are checked below, and a binding that takes
         // none, or others, is an `argumentMismatch` whether or not its instance is built. (Found by hunt
@@ -124,6 +117,17 @@ extension Injector {
                 // Linking the delegation checks its chain of targets for a cycle (which forwarding the
                 // arguments from one target to the next would otherwise follow forever).
                 if !node.isLinked { _ = try Linker().link(node) }
+                if Factory.arity > 0 {
+                    // One instance per scope would ignore every request's arguments but the first.
+                    if node.scope.isScoped { throw ProvisionError.scopedDelegationWithArguments(key) }
+                    // A built singleton answers without forwarding: its target still checks the
+                    // arguments' types, as it does before the build. (Found by hunt 21A.)
+                    if node.cell?.value != nil,
+                        let failure = forwarding.argumentFailure(in: node.injector, arguments: repeat each arguments)
+                    {
+                        throw failure.prepending(key)
+                    }
+                }
                 let call = ForwardingCall<T, repeat each Argument>(
                     key: key,
                     injector: node.injector,
@@ -207,10 +211,31 @@ extension Injector {
         _ factory: ArgumentFactory<T, repeat each Argument>.Type,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
+        let values = Injector.values(repeat each arguments)
+        let matches = convertingMatches(of: key, as: type, values)
+        guard matches.count == 1, let (node, candidate) = matches.first else {
+            throw mismatch(key, factory, matchCount: matches.count)
+        }
+        if let value = node.cell?.value { return value }
+        guard let built = try candidate.build(converting: values, node: node, in: scope) as? T else {
+            throw ProvisionError.typeMismatch(key, value: "another type", at: nil)
+        }
+        return built
+    }
+
+    /// The arguments, as a list.
+    private static func values<each Argument>(_ arguments: repeat each Argument) -> [Any] {
         var values: [Any] = []
         for argument in repeat each arguments {
             values.append(argument)
         }
+        return values
+    }
+
+    /// The bindings of `key` with arguments whose declared list `values` convert to.
+    private func convertingMatches<T>(of key: BindingKey, as type: T.Type, _ values: [Any])
+        -> [(node: Node<T>, factory: any ConvertingArgumentFactory)]
+    {
         var matches: [(node: Node<T>, factory: any ConvertingArgumentFactory)] = []
         for node in argumentBindings(of: key, as: type) {
             if let candidate = node.options?.arguments?.factory as? any ConvertingArgumentFactory,
@@ -219,28 +244,73 @@ extension Injector {
                 matches.append((node, candidate))
             }
         }
-        guard matches.count == 1, let (node, candidate) = matches.first else {
-            let lists = ArgumentVariants.signatures(of: key, in: self)
-            let reason: String
-            if lists == ["()"] {
-                reason = "its binding takes no arguments"
-            } else if matches.isEmpty {
-                reason =
-                    lists.count == 1
-                    ? "the arguments don't match the declared ones, nor convert to them"
-                    : "the arguments are none of the declared lists, nor convert to one"
-            } else {
-                reason =
-                    "the arguments convert to \(matches.count) of the declared lists; pass them as one list's types"
-            }
-            throw ProvisionError.argumentMismatch(
-                key, expected: Injector.alternatives(lists), given: factory.signature, reason: reason)
+        return matches
+    }
+
+    /// The `argumentMismatch` of a request for `key` with `factory`'s argument types, which convert to
+    /// `matchCount` of the key's declared lists (not exactly one).
+    private func mismatch<T, each Argument>(
+        _ key: BindingKey,
+        _ factory: ArgumentFactory<T, repeat each Argument>.Type,
+        matchCount: Int
+    ) -> ProvisionError {
+        let lists = ArgumentVariants.signatures(of: key, in: self)
+        let reason: String
+        if lists == ["()"] {
+            reason = "its binding takes no arguments"
+        } else if matchCount == 0 {
+            reason =
+                lists.count == 1
+                ? "the arguments don't match the declared ones, nor convert to them"
+                : "the arguments are none of the declared lists, nor convert to one"
+        } else {
+            reason = "the arguments convert to \(matchCount) of the declared lists; pass them as one list's types"
         }
-        if let value = node.cell?.value { return value }
-        guard let built = try candidate.build(converting: values, node: node, in: scope) as? T else {
-            throw ProvisionError.typeMismatch(key, value: "another type", at: nil)
+        return ProvisionError.argumentMismatch(
+            key, expected: Injector.alternatives(lists), given: factory.signature, reason: reason)
+    }
+
+    /// The binding a request for `key` with `factory`'s argument types goes to: the key's primary
+    /// binding, or the variant of the key that takes them (see ArgumentVariants).
+    private func argumentNode<T, each Argument>(
+        _ key: BindingKey,
+        as type: T.Type,
+        _ factory: ArgumentFactory<T, repeat each Argument>.Type
+    ) throws(ProvisionError) -> Node<T> {
+        guard let primary = lookup(key, as: type) else {
+            throw missing(key, path: [key])
         }
-        return built
+        if !Injector.takes(primary, factory),
+            let variant = lookup(ArgumentVariants.key(key, requestedWith: factory) { factory.signature }, as: type)
+        {
+            return variant
+        }
+        return primary
+    }
+
+    /// What a request for `type` named `name` with these arguments would fail with because of the
+    /// arguments (`argumentMismatch`, or what finding its binding throws), without building anything;
+    /// `nil` when the binding takes them. For a built singleton that delegates: its cell answers without
+    /// forwarding, so the target is asked here.
+    func argumentFailure<T, each Argument>(
+        _ type: T.Type,
+        named name: String?,
+        arguments: repeat each Argument
+    ) -> ProvisionError? {
+        typealias Factory = ArgumentFactory<T, repeat each Argument>
+        let key = BindingKey(type, named: name)
+        let node: Node<T>
+        do {
+            node = try argumentNode(key, as: type, Factory.self)
+        } catch {
+            return error
+        }
+        if Factory.arity == 0 || Injector.takes(node, Factory.self) { return nil }
+        if node.options?.arguments == nil, let forwarding = node.options?.forwarding {
+            return forwarding.argumentFailure(in: node.injector, arguments: repeat each arguments)?.prepending(key)
+        }
+        let matches = convertingMatches(of: key, as: type, Injector.values(repeat each arguments))
+        return matches.count == 1 ? nil : mismatch(key, Factory.self, matchCount: matches.count)
     }
 
     /// `a`, `a or b`, `a, b or c`.

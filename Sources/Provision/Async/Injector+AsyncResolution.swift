@@ -41,7 +41,7 @@ extension Injector {
         -> T
     {
         guard let raw = lookup.node(for: key) else {
-            return try await node(unbound: key, as: type).resolveAsync(context)
+            return try await node(unbound: key, as: type, dependent: context.frame?.key).resolveAsync(context)
         }
         // Every node stored under a key for `T` is a `Node<T>` (see `Binder.setRecipe`).
         return try await unsafeDowncast(raw.takeUnretainedValue(), to: Node<T>.self).resolveAsync(context)

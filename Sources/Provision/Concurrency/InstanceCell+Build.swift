@@ -197,7 +197,7 @@ extension InstanceCell {
                 throw ProvisionError.shutDown(key)
 
             case .builtAsynchronously:
-                throw ProvisionError.requiresAsync(key, dependency: key, path: [key])
+                throw ProvisionError.requiresAsyncWhileBuilding(key)
 
             case .wait(let gate):
                 try wait(on: gate, as: me, context: context)

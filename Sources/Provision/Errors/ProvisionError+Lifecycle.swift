@@ -66,6 +66,33 @@ extension ProvisionError {
         )
     }
 
+    /// A synchronous request found an async request building `key` (a binding whose factory is
+    /// synchronous, over async bindings): it doesn't wait for work that may be suspended.
+    static func requiresAsyncWhileBuilding(_ key: BindingKey) -> ProvisionError {
+        let plain = requiresAsync(key, dependency: nil, path: [key])
+        return ProvisionError(
+            code: .requiresAsync,
+            key: key,
+            message: "\(key) can't be built by a synchronous request now: an async request is building it, "
+                + "awaiting an async factory, and a synchronous request doesn't wait for it",
+            hint: plain.hint,
+            path: [key]
+        )
+    }
+
+    /// A scoped binding that delegates to a binding with arguments, requested with arguments.
+    static func scopedDelegationWithArguments(_ key: BindingKey) -> ProvisionError {
+        ProvisionError(
+            code: .invalidLifecycle,
+            key: key,
+            message: "\(key) is scoped and delegates to a binding with arguments: one instance per scope "
+                + "would ignore the arguments of every request but the first",
+            hint: "bind the delegation transient (built from each request's arguments) or singleton, "
+                + "or request it without arguments",
+            path: [key]
+        )
+    }
+
     /// An async request needs a recipe that has no async form (argument bindings, providers).
     static func asyncUnsupported(_ key: BindingKey) -> ProvisionError {
         ProvisionError(

@@ -178,20 +178,23 @@ extension Injector {
     /// Resolves a key that is not bound in this injector's own registry: the slow path of `resolve`.
     @usableFromInline
     func resolveUnbound<T>(_ key: BindingKey, as type: T.Type, context: ResolutionContext) throws(ProvisionError) -> T {
-        try node(unbound: key, as: type).resolve(context)
+        try node(unbound: key, as: type, dependent: context.frame?.key).resolve(context)
     }
 
     /// The node for a key missing from this injector's own table: an ancestor's or a just-in-time one.
     /// A shut-down injector has none: its tables were emptied, and every request ends here with
-    /// `shutDown`; so does every request that would fall back to a shut-down ancestor.
-    func node<T>(unbound key: BindingKey, as type: T.Type) throws(ProvisionError) -> Node<T> {
+    /// `shutDown`; so does every request that would fall back to a shut-down ancestor. `dependent` is the
+    /// binding whose build makes the request (a closure's, through its resolver), if any.
+    func node<T>(unbound key: BindingKey, as type: T.Type, dependent: BindingKey? = nil) throws(ProvisionError)
+        -> Node<T>
+    {
         // This injector's own shutdown ends every request. An ancestor's ends those that fall back to it:
         // its tables are emptied, so the lookup misses and `missing` says why. A child's own
         // just-in-time bindings (handles, optionals, declared types that stay in the child) still work.
         if lifecycle.isClosed { throw ProvisionError.shutDown(key) }
         guard let node = lookup(key, as: type) else {
             // Closed since the check above: the registry then refuses just-in-time bindings.
-            throw missing(key, path: [key])
+            throw missing(key, path: [key], dependent: dependent)
         }
         return node
     }
@@ -199,19 +202,29 @@ extension Injector {
     /// The error for `key`, which a lookup in this injector missed: `shutDown` when this injector or an
     /// ancestor began shutting down (shutdown empties the tables, so that is why it missed), `notBound`
     /// with `path` otherwise. Every lookup that can miss reports through here.
-    func missing(_ key: BindingKey, path: @autoclosure () -> [BindingKey]) -> ProvisionError {
-        guard isShuttingDown else { return unbound(key, path: path()) }
+    func missing(_ key: BindingKey, path: @autoclosure () -> [BindingKey], dependent: BindingKey? = nil)
+        -> ProvisionError
+    {
+        guard isShuttingDown else { return unbound(key, path: path(), dependent: dependent) }
         return ProvisionError.shutDown(key, path: path(), byAncestor: !lifecycle.isClosed)
     }
 
-    /// The error for `key`, which nothing binds. A dependency is explained as validation explains it: a
-    /// list that nothing is multibound for (`emptyMultibinding`), one value of a type that is only
-    /// multibound (`ambiguousMultibinding`), or `notBound`. (Found by hunt 20A: requests reported the
-    /// first two as `notBound`, which validation didn't.) A request's own key is `notBound`, as the codes
-    /// are documented. Only on the error path: the multibinding is looked for here.
-    private func unbound(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
-        guard path.count > 1 else { return ProvisionError.notBound(key, path: path) }
-        let neededBy = [path[path.count - 2]]
+    /// The error for `key`, which nothing binds. A dependency (of the key before it on `path`, or of
+    /// `dependent`, a closure binding that requested it through its resolver) is explained as
+    /// validation explains it: a list that nothing is multibound for (`emptyMultibinding`), one value
+    /// of a type that is only multibound (`ambiguousMultibinding`), or `notBound`. (Found by hunts 20A
+    /// and 21A: requests reported the first two as `notBound`, which validation didn't.) A request's
+    /// own key is `notBound`, as the codes are documented. Only on the error path: the multibinding is
+    /// looked for here.
+    private func unbound(_ key: BindingKey, path: [BindingKey], dependent: BindingKey?) -> ProvisionError {
+        let neededBy: [BindingKey]
+        if let dependent {
+            neededBy = [dependent]
+        } else if path.count > 1 {
+            neededBy = [path[path.count - 2]]
+        } else {
+            return ProvisionError.notBound(key, path: path)
+        }
         if let array = key.type as? any ArrayType.Type {
             return ProvisionError.emptyMultibinding(key, element: array.elementType, neededBy: neededBy, path: path)
         }

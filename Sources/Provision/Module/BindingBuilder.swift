@@ -189,6 +189,10 @@ extension BindingBuilder {
     /// value that does not convert throws ``ProvisionError/Code/typeMismatch``. Where the types are
     /// known, `to(SQLStore.init(pool:))` is checked at compile time and costs nothing.
     ///
+    /// A request with arguments (``Injector/get(_:named:arguments:)``) passes them on to the target. A
+    /// delegation made ``Scope/scoped`` can't be requested with arguments
+    /// (``ProvisionError/Code/invalidLifecycle``): one instance per scope would ignore them.
+    ///
     /// - Parameters:
     ///   - target: The type whose binding builds the value.
     ///   - name: The target binding's name.
