@@ -165,7 +165,13 @@ public final class Injector: Sendable {
         var eager: [Binder.EagerKey] = []
         var takesArguments = false
         for (moduleIndex, (records, eagerKeys)) in configuredModules.enumerated() {
+            // Eager keys in module order: a module's `eager(_:)` keys, then its `asEagerSingleton()`
+            // bindings, as `installOverrides` orders them. (Found by hunt 21B: every module's `eager(_:)`
+            // keys came before any module's eager bindings.)
             eager += eagerKeys
+            for index in records.indices where records[index].isEager {
+                eager.append(Injector.eagerKey(of: records[index]))
+            }
             // Indexed, not iterated: reading the fields doesn't copy each whole record.
             for index in records.indices {
                 guard let node = records[index].node else { continue }
@@ -205,13 +211,7 @@ public final class Injector: Sendable {
             }
         }
         try registry.install(takesArguments ? ArgumentVariants.separate(nodes.nodes) : nodes.nodes)
-        var eagerKeys = eager
-        for records in moduleRecords {
-            for index in records.indices where records[index].isEager {
-                eagerKeys.append(Injector.eagerKey(of: records[index]))
-            }
-        }
-        return eagerKeys
+        return eager
     }
 
     /// Adds a module's bindings to this running injector, for example a plugin loaded at run time.
