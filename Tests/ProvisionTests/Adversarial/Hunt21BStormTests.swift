@@ -14,8 +14,8 @@ import Testing
 
 /// Counts builds by name, across threads, and remembers their order.
 final class Hunt21BCounts: Sendable {
-    private let table = Mutex<[String: Int]>([:])
-    private let order = Mutex<[String]>([])
+    private let table = Locked<[String: Int]>([:])
+    private let order = Locked<[String]>([])
 
     func bump(_ name: String) {
         table.withLock { $0[name, default: 0] += 1 }
@@ -60,7 +60,7 @@ enum Hunt21B {
     ) async throws -> Hunt21BStorm<T> {
         try await offPool {
             let barrier = Hunt21BBarrier(threads)
-            let outcomes = Mutex<[Int: Result<T, ProvisionError>]>([:])
+            let outcomes = Locked<[Int: Result<T, ProvisionError>]>([:])
             let finished = runThreads(threads, timeout: 60) { index in
                 let outcome: Result<T, ProvisionError>
                 if barrier.arriveAndWait() {
