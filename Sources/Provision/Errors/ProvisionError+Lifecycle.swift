@@ -58,24 +58,28 @@ extension ProvisionError {
             code: .requiresAsync,
             key: key,
             message: "\(key) can't be built by a synchronous request: \(reason)",
-            hint: "resolve it with try await injector.get(\(TypeName.metatypeExpression(key.type))), "
-                + "or build it first: try await injector.start() builds every singleton (a synchronous "
-                + "closure that requests it can declare it with to(dependencies:), and async requests build "
-                + "it first)",
+            hint: requiresAsyncHint(key),
             path: path
         )
+    }
+
+    /// How to resolve `key`, which a synchronous request can't build: the hint of every `requiresAsync`.
+    private static func requiresAsyncHint(_ key: BindingKey) -> String {
+        "resolve it with try await injector.get(\(TypeName.metatypeExpression(key.type))), "
+            + "or build it first: try await injector.start() builds every singleton (a synchronous "
+            + "closure that requests it can declare it with to(dependencies:), and async requests build "
+            + "it first)"
     }
 
     /// A synchronous request found an async request building `key` (a binding whose factory is
     /// synchronous, over async bindings): it doesn't wait for work that may be suspended.
     static func requiresAsyncWhileBuilding(_ key: BindingKey) -> ProvisionError {
-        let plain = requiresAsync(key, dependency: nil, path: [key])
-        return ProvisionError(
+        ProvisionError(
             code: .requiresAsync,
             key: key,
             message: "\(key) can't be built by a synchronous request now: an async request is building it, "
                 + "awaiting an async factory, and a synchronous request doesn't wait for it",
-            hint: plain.hint,
+            hint: requiresAsyncHint(key),
             path: [key]
         )
     }

@@ -237,21 +237,12 @@ extension Injector {
     /// How many elements are multibound for `type` under `name` in this injector or the nearest ancestor
     /// that has its collection; `nil` when none does.
     private func multibindingElementCount<Element>(of type: Element.Type, named name: String?) -> Int? {
-        let collection = BindingKey([Element].self, named: name)
-        var current: Injector? = self
-        while let injector = current {
-            if let raw = injector.registry.node(for: collection) ?? injector.registry.lockedNode(for: collection),
-                let node = raw.takeUnretainedValue() as? any AnyNode, !node.isJustInTime
-            {
-                // A multibinding's collection depends on its elements, and only on them; a list bound
-                // otherwise (`bind([T].self)`) is not one.
-                guard let elements = node.dependencyKeys, !elements.isEmpty, elements.allSatisfy(Binder.isElementKey)
-                else { return nil }
-                return elements.count
-            }
-            current = injector.parent
-        }
-        return nil
+        guard let node = boundNode(for: BindingKey([Element].self, named: name)), !node.isJustInTime,
+            // A multibinding's collection depends on its elements, and only on them; a list bound
+            // otherwise (`bind([T].self)`) is not one.
+            let elements = node.dependencyKeys, !elements.isEmpty, elements.allSatisfy(Binder.isElementKey)
+        else { return nil }
+        return elements.count
     }
 
     /// Where the just-in-time binding of `key`, which no injector binds, is made (see `JustInTimeHome`).

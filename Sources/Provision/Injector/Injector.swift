@@ -289,13 +289,21 @@ public final class Injector: Sendable {
 
     /// Whether this injector or an ancestor has a binding (module or just-in-time) for `key`.
     func hasAnyBinding(for key: BindingKey) -> Bool {
+        boundNode(for: key) != nil
+    }
+
+    /// The node of `key` in this injector or the nearest ancestor that has one (module or just-in-time),
+    /// without making a just-in-time binding.
+    func boundNode(for key: BindingKey) -> (any AnyNode)? {
         var current: Injector? = self
         while let injector = current {
             // A lock-free miss may be an install in progress: look again under the stripe's lock.
-            if injector.registry.node(for: key) ?? injector.registry.lockedNode(for: key) != nil { return true }
+            if let raw = injector.registry.node(for: key) ?? injector.registry.lockedNode(for: key) {
+                return raw.takeUnretainedValue() as? any AnyNode
+            }
             current = injector.parent
         }
-        return false
+        return nil
     }
 
     /// Whether this injector or an ancestor shut down while it held `key` (see

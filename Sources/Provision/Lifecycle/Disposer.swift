@@ -69,21 +69,18 @@ enum Disposer {
     /// and the ``AsyncDisposable`` ones in one task of their own, newest first, each bounded by
     /// `timeout`. Failures are dropped.
     static func disposeAbandoned(_ entries: [DisposalRecord.Entry], timeout: Duration) {
-        var awaited: [DisposalRecord.Entry] = []
         for index in entries.indices.reversed() {
-            switch entries[index].disposal {
-            case .sync(let disposable):
+            if case .sync(let disposable) = entries[index].disposal {
                 _ = disposeSynchronously(disposable, key: entries[index].key)
-            case .async:
-                awaited.append(entries[index])
-            case nil:
-                continue
             }
         }
+        // In recording order: `dispose` walks them newest first.
+        let awaited = entries.filter {
+            if case .async = $0.disposal { return true }
+            return false
+        }
         guard !awaited.isEmpty else { return }
-        // `dispose` walks its entries backwards: hand them over oldest first again.
-        let ordered = Array(awaited.reversed())
-        Task { _ = await dispose(ordered, timeout: timeout) }
+        Task { _ = await dispose(awaited, timeout: timeout) }
     }
 
     /// Disposes one ``Disposable`` instance; returns what its `dispose()` threw.
