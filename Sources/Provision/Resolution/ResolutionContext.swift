@@ -31,12 +31,21 @@ struct ResolutionContext: Sendable {
     }
 
     /// Whether `key` is already being resolved further up this thread's resolution.
+    ///
+    /// Linear in the depth up to the innermost ``PathSummary`` (at most ``PathSummary/stride`` frames),
+    /// then one set lookup per summary: a resolution thousands of closures deep checks each level in
+    /// near-constant time instead of walking the whole path (which made such a chain quadratic).
     @usableFromInline
     func contains(_ key: BindingKey) -> Bool {
         var current = frame
         while let node = current {
-            if node.key == key { return true }
-            current = node.parent
+            if let summary = node.summary {
+                if summary.keys.contains(key) { return true }
+                current = summary.above
+            } else {
+                if node.key == key { return true }
+                current = node.parent
+            }
         }
         return false
     }
@@ -45,11 +54,17 @@ struct ResolutionContext: Sendable {
     /// back to it is a cycle. Compared by the cell, not its key: another injector's binding of the same
     /// type (a tenant's configuration reading the global one, a child decorating its parent's binding),
     /// or the same scoped binding in another scope, is another instance, and waiting for it is no cycle.
+    /// Summarized like ``contains(_:)``.
     func contains(cell: ObjectIdentifier) -> Bool {
         var current = frame
         while let node = current {
-            if node.cell == cell { return true }
-            current = node.parent
+            if let summary = node.summary {
+                if summary.cells.contains(cell) { return true }
+                current = summary.above
+            } else {
+                if node.cell == cell { return true }
+                current = node.parent
+            }
         }
         return false
     }
@@ -159,34 +174,4 @@ struct ResolutionContext: Sendable {
     /// Relaxed is enough: a request that must see the count made non-zero by a build is made by the
     /// build's own task, or by a task it created after incrementing (task creation orders the two).
     static let ambientBuilds = Atomic<Int>(0)
-}
-
-/// One entry of the dynamic resolution stack: an immutable linked list, so a frame can be shared by
-/// every nested request below it without copying.
-@usableFromInline
-final class PathFrame: Sendable {
-    let key: BindingKey
-    let parent: PathFrame?
-    /// Whether the frame is a singleton's build (see ``ResolutionContext/enclosingSingleton``).
-    let isSingleton: Bool
-    /// For the build of a singleton or scoped instance: the instance cell being built (see
-    /// ``ResolutionContext/contains(cell:)``). The cell outlives the frame: it is freed with its node or
-    /// its scope, after every build of it has returned.
-    let cell: ObjectIdentifier?
-    /// For the build of a singleton or scoped instance: the gate this build holds.
-    let gate: SingletonGate?
-
-    init(
-        key: BindingKey,
-        parent: PathFrame?,
-        isSingleton: Bool,
-        cell: ObjectIdentifier? = nil,
-        gate: SingletonGate? = nil
-    ) {
-        self.key = key
-        self.parent = parent
-        self.isSingleton = isSingleton
-        self.cell = cell
-        self.gate = gate
-    }
 }
