@@ -36,8 +36,12 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         /// For an error that reports several problems at once: each of them.
         var underlying: [ProvisionError] = []
         /// Innermost request first, so that propagating an error up through nested resolutions only
-        /// appends.
+        /// appends. With a ``branch``, only the inner part of the path.
         var reversedPath: [BindingKey]
+        /// The outer part of the path, shared with other errors (validation's problems), or `nil` when
+        /// ``reversedPath`` holds all of it. Spelled out into ``reversedPath`` before anything is
+        /// prepended (see ``ProvisionError/prepending(_:)``).
+        var branch: PathBranch?
 
         init(
             code: Code,
@@ -68,6 +72,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
                 reversedPath: reversedPath
             )
             copy.underlying = underlying
+            copy.branch = branch
             return copy
         }
     }
@@ -121,7 +126,28 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
     /// the user asked for `App`, which needed `Store`, which needed `any DB`. Empty for errors raised
     /// outside a resolution, such as a duplicate binding found while an injector is created.
     public var path: [BindingKey] {
-        storage.reversedPath.reversed()
+        reversedPath.reversed()
+    }
+
+    /// The whole path, innermost request first.
+    private var reversedPath: [BindingKey] {
+        guard let branch = storage.branch else { return storage.reversedPath }
+        return storage.reversedPath + branch.reversedKeys
+    }
+
+    /// How many keys ``path`` holds.
+    var pathCount: Int {
+        storage.reversedPath.count + (storage.branch?.count ?? 0)
+    }
+
+    /// Returns this error with the shared `branch` as the outer part of its path, above the keys it
+    /// holds. Made by validation, on an error no one else holds yet.
+    consuming func under(_ branch: PathBranch) -> ProvisionError {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
+        }
+        storage.branch = branch
+        return self
     }
 
     /// The path in Swift syntax, outermost first: `App -> Checkout -> any PaymentGateway`.
@@ -136,9 +162,35 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         if !isKnownUniquelyReferenced(&storage) {
             storage = storage.copy()
         }
+        if let branch = storage.branch {
+            storage.reversedPath += branch.reversedKeys
+            storage.branch = nil
+        }
         storage.reversedPath.append(key)
         return self
     }
+
+    /// The path in Swift syntax like ``pathDescription``, but a long one (a problem deep in a graph
+    /// thousands of bindings deep) shows only its outermost key and its ``shortPathTail`` innermost
+    /// ones, with how many it leaves out between them: a report of thousands of such problems stays
+    /// readable, and takes time linear in their number rather than in their number times the depth.
+    var shortPathDescription: String {
+        let count = pathCount
+        let tail = Self.shortPathTail
+        guard count > tail + 2 else { return pathDescription }
+        // The innermost keys, read without spelling out the rest of the path.
+        var last = Array(storage.reversedPath.prefix(tail))
+        if let branch = storage.branch, last.count < tail {
+            last += branch.innermost(tail - last.count)
+        }
+        let first = storage.branch?.outermost ?? storage.reversedPath[storage.reversedPath.count - 1]
+        let omitted = "... (\(count - tail - 1) more)"
+        return ([first.description, omitted] + last.reversed().map(\.description)).joined(separator: " -> ")
+    }
+
+    /// How many of its innermost keys a shortened path shows after its outermost one (see
+    /// ``shortPathDescription``).
+    static let shortPathTail = 6
 
     /// How many keys of a ``Code/depthExceeded`` error's path its description shows.
     static let depthPathPrefix = 6
@@ -157,7 +209,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
             text += "\n  depth: \(path.count) nested requests"
             let start = path.prefix(Self.depthPathPrefix).map(\.description).joined(separator: " -> ")
             text += "\n  path: \(start)\(path.count > Self.depthPathPrefix ? " -> ..." : "")"
-        } else if !storage.reversedPath.isEmpty {
+        } else if pathCount > 0 {
             text += "\n  path: \(pathDescription)"
         }
         if let cycle = cycleDescription {
@@ -171,7 +223,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         }
         for (index, problem) in storage.underlying.enumerated() {
             text += "\n  \(index + 1). \(problem.message)"
-            if !problem.path.isEmpty { text += "\n     path: \(problem.pathDescription)" }
+            if problem.pathCount > 0 { text += "\n     path: \(problem.shortPathDescription)" }
             if let cycle = problem.cycleDescription { text += "\n     cycle: \(cycle)" }
             if let location = problem.location { text += "\n     declared at: \(location)" }
             if problem.hint != hint { text += "\n     hint: \(problem.hint)" }

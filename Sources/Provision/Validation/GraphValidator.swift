@@ -21,11 +21,12 @@ struct ValidationFinding {
 /// root binding (one that nothing depends on) to the problem.
 struct GraphValidator {
     let graph: BindingGraph
-    /// For each vertex, the vertex it was first reached from (breadth first from the roots), or -1.
-    private var parent: [Int]
     /// Vertices nothing depends on, in declaration order, then every other vertex: the order walks
     /// start from, so that reported paths begin at a root where there is one.
     private var startOrder: [Int]
+    /// The keys from a root down to each vertex, along the vertex each was first reached from
+    /// (breadth first from the roots): the outer parts of the problems' paths, shared by them all.
+    private let paths: PathForest
 
     init(_ graph: BindingGraph) {
         self.graph = graph
@@ -37,7 +38,7 @@ struct GraphValidator {
             }
         }
         startOrder = (0..<count).filter { !hasDependents[$0] } + (0..<count).filter { hasDependents[$0] }
-        parent = [Int](repeating: -2, count: count)
+        var parent = [Int](repeating: -2, count: count)
         var queue: [Int] = []
         queue.reserveCapacity(count)
         var head = 0
@@ -55,6 +56,7 @@ struct GraphValidator {
                 }
             }
         }
+        paths = PathForest(keys: graph.vertices.map(\.key), parents: parent, order: queue)
     }
 
     /// Every problem, in rule order: missing bindings, cycles, captive dependencies, eager bindings.
@@ -78,17 +80,6 @@ struct GraphValidator {
         }
     }
 
-    /// The keys from a root down to `vertex`.
-    func path(to vertex: Int) -> [BindingKey] {
-        var keys: [BindingKey] = []
-        var current = vertex
-        while current >= 0 {
-            keys.append(graph.vertices[current].key)
-            current = parent[current]
-        }
-        return keys.reversed()
-    }
-
     // MARK: Missing bindings
 
     private func missingBindings() -> [ValidationFinding] {
@@ -107,12 +98,8 @@ struct GraphValidator {
             for edge in dependents[index] where neededBy.last != graph.vertices[edge.vertex].key {
                 neededBy.append(graph.vertices[edge.vertex].key)
             }
-            let error = ProvisionError.unsatisfied(
-                missing,
-                path: path(to: first.vertex) + [missing.key],
-                neededBy: neededBy,
-                in: graph
-            )
+            let error = ProvisionError.unsatisfied(missing, path: [missing.key], neededBy: neededBy, in: graph)
+                .under(PathBranch(forest: paths, vertex: first.vertex))
             return ValidationFinding(
                 error: error,
                 vertices: dependents[index].map(\.vertex),
