@@ -82,6 +82,11 @@ final class Registry: Sendable {
         stripes.flatMap(\.nodes)
     }
 
+    /// How many nodes ``nodes`` would list, without listing them.
+    var count: Int {
+        stripes.reduce(0) { $0 + $1.nodes.count }
+    }
+
     /// Adds `node` unless its key is bound already. Used for just-in-time bindings, which two threads
     /// may create at once: both get the same node.
     ///

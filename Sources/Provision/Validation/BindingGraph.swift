@@ -110,6 +110,21 @@ extension BindingGraph {
         /// For each injector, whether its multibinding collections are all vertices (always, unless
         /// ancestors are added as reached).
         var collectionsComplete: [Bool]
+        /// The ancestors (levels 1 and up) that bind each key, nearest first; `nil` while unknown.
+        ///
+        /// A key an ancestor binds would otherwise be looked for in every injector on the way up to it:
+        /// with a chain hundreds of children deep, whose collections each inherit hundreds of elements,
+        /// that made a graph's size times the chain's depth. Known from the start when every binding
+        /// is a vertex; when ancestors are added as reached, made once the lookups in their registries
+        /// have outnumbered their bindings (see `noteAncestorLookup()`): a small child of a large parent
+        /// never reads the parent whole, and a deep chain of small injectors is read once.
+        var ancestorLevels: [BindingKey: [Int]]?
+        /// Lookups made in ancestors' registries, when ancestors are added as reached.
+        var ancestorLookups = 0
+        /// The count of ``ancestorLookups`` at which they are next weighed against the ancestors' size.
+        var nextWeighing = 64
+        /// How many bindings the ancestors hold, counted at the first weighing.
+        var ancestorBindingCount: Int?
 
         struct ElementKey: Hashable {
             let type: ObjectIdentifier
@@ -129,14 +144,40 @@ extension BindingGraph {
             collectionsComplete = chain.indices.map { $0 == 0 || !ancestorsReachedOnly }
         }
 
+        /// Records that the ancestor at `level` binds `key`, in ``ancestorLevels``.
+        private mutating func noteAncestorBinding(_ key: BindingKey, at level: Int) {
+            ancestorLevels?[key, default: []].append(level)
+        }
+
+        /// Counts a lookup in an ancestor's registry; once they outnumber the ancestors' bindings, reads
+        /// the ancestors' registries whole into ``ancestorLevels``, so that later lookups skip the
+        /// injectors that don't bind the key.
+        private mutating func noteAncestorLookup() {
+            ancestorLookups += 1
+            guard ancestorLookups >= nextWeighing else { return }
+            nextWeighing *= 2
+            let ancestors = chain.dropFirst()
+            let size = ancestorBindingCount ?? ancestors.reduce(0) { $0 + $1.registry.count }
+            ancestorBindingCount = size
+            guard ancestorLookups > size else { return }
+            ancestorLevels = [:]
+            for level in ancestors.indices {
+                for node in chain[level].registry.nodes {
+                    noteAncestorBinding(node.key, at: level)
+                }
+            }
+        }
+
         mutating func addRegisteredBindings() {
             var nodes: [(node: any DescribedNode, depth: Int)] = []
+            if chain.count > 1, !ancestorsReachedOnly { ancestorLevels = [:] }
             for (depth, injector) in chain.enumerated() where depth == 0 || !ancestorsReachedOnly {
                 let own = injector.registry.nodes
                 nodes.reserveCapacity(nodes.count + own.count)
                 registered[depth].reserveCapacity(own.count)
                 for case let node as any DescribedNode in own {
                     nodes.append((node, depth))
+                    if depth > 0 { noteAncestorBinding(node.key, at: depth) }
                 }
             }
             nodes.sort { $0.node.declarationIndex < $1.node.declarationIndex }
@@ -182,6 +223,7 @@ extension BindingGraph {
 
         /// Adds the vertex of the binding of `key` in the ancestor at `level`, if it has one.
         private mutating func addReachedAncestor(_ key: BindingKey, at level: Int) -> Int? {
+            noteAncestorLookup()
             let registry = chain[level].registry
             guard let found = registry.node(for: key) ?? registry.lockedNode(for: key),
                 let node = found.takeUnretainedValue() as? any DescribedNode
@@ -261,7 +303,14 @@ extension BindingGraph {
         /// What `key` resolves to for a binding of the injector at `depth`, or, when nothing binds it,
         /// a ``Missing`` target if `recordingMissing`, `nil` otherwise.
         private mutating func target(of key: BindingKey, from depth: Int, recordingMissing: Bool) -> Edge.Target? {
-            for level in depth..<chain.count {
+            var level = depth
+            while level < chain.count {
+                if level > 0, let ancestorLevels {
+                    // Only the ancestors that bind the key.
+                    guard let next = ancestorLevels[key]?.first(where: { $0 >= level }) else { break }
+                    level = next
+                }
+                defer { level += 1 }
                 guard let index = registeredIndex(of: key, at: level) else { continue }
                 // An ancestor's just-in-time optional is not used: the injector makes its own (as
                 // `Injector.lookup` does).
