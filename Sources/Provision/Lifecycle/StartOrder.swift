@@ -12,39 +12,72 @@ struct StartOrder {
     /// The services to start, batch by batch.
     private(set) var batches: [[LifecycleActions]] = []
 
+    /// Puts each service in the batch after the last of its dependencies' (longest-path layering):
+    /// a batch holds every service whose dependencies are all in earlier batches, in `services` order.
+    ///
+    /// Linear in the services and their dependencies: a service whose dependencies are dynamic is
+    /// placed after the latest batch of the services created before it (a running maximum over
+    /// creation order), never compared with each of them.
     init(services: [LifecycleActions], injector: Injector) {
         let created = injector.lifecycle.recorder.creationOrder
         var creationIndex: [BindingKey: Int] = [:]
         for (index, key) in created.enumerated() where creationIndex[key] == nil {
             creationIndex[key] = index
         }
-        let keys = Set(services.map(\.key))
-        var dependencies: [BindingKey: Set<BindingKey>] = [:]
+        var position: [BindingKey: Int] = [:]
+        for (index, service) in services.enumerated() where position[service.key] == nil {
+            position[service.key] = index
+        }
+        let keys = Set(position.keys)
+        var dependencies: [[Int]] = []
+        var isDynamic: [Bool] = []
+        dependencies.reserveCapacity(services.count)
+        isDynamic.reserveCapacity(services.count)
         for service in services {
-            let (reached, isDynamic) = StartOrder.servicesReached(from: service.key, among: keys, in: injector)
-            var set = reached
-            if isDynamic {
-                // Instance bindings are never recorded: they count as created first.
-                let own = creationIndex[service.key] ?? -1
-                for other in keys where (creationIndex[other] ?? -1) < own {
-                    set.insert(other)
-                }
+            let (reached, dynamic) = StartOrder.servicesReached(from: service.key, among: keys, in: injector)
+            dependencies.append(reached.compactMap { $0 == service.key ? nil : position[$0] })
+            isDynamic.append(dynamic)
+        }
+        // Instance bindings are never recorded: they count as created first.
+        let rank = services.map { creationIndex[$0.key] ?? -1 }
+        let order = services.indices.sorted { (rank[$0], $0) < (rank[$1], $1) }
+        // -1: not placed yet; -2: being placed (a dependency back to it closes a cycle, which linking
+        // rejects for static edges; the edge is then ignored rather than looping).
+        var level = [Int](repeating: -1, count: services.count)
+        // The latest batch of the services created strictly before the current rank.
+        var latestBefore = -1
+        var latestOfRank = -1
+        var currentRank = Int.min
+
+        func place(_ service: Int) -> Int {
+            if level[service] != -1 { return level[service] }
+            level[service] = -2
+            var after = -1
+            if isDynamic[service] {
+                // Placed in creation order, every service created before it is placed already.
+                after = rank[service] == currentRank ? latestBefore : max(latestBefore, latestOfRank)
             }
-            set.remove(service.key)
-            dependencies[service.key] = set
+            for dependency in dependencies[service] {
+                after = max(after, place(dependency))
+            }
+            level[service] = after + 1
+            return after + 1
         }
-        var started: Set<BindingKey> = []
-        var remaining = services
-        while !remaining.isEmpty {
-            var batch = remaining.filter { dependencies[$0.key, default: []].isSubset(of: started) }
-            // Unreachable (linking rejects static cycles, and the dynamic rule only looks backwards in
-            // creation order), but a batch is never empty.
-            if batch.isEmpty, let first = remaining.first { batch = [first] }
-            let batchKeys = Set(batch.map(\.key))
-            started.formUnion(batchKeys)
-            remaining.removeAll { batchKeys.contains($0.key) }
-            batches.append(batch)
+
+        for service in order {
+            if rank[service] != currentRank {
+                latestBefore = max(latestBefore, latestOfRank)
+                latestOfRank = -1
+                currentRank = rank[service]
+            }
+            latestOfRank = max(latestOfRank, place(service))
         }
+        let batchCount = (level.max() ?? -1) + 1
+        var batches = [[LifecycleActions]](repeating: [], count: batchCount)
+        for (index, service) in services.enumerated() {
+            batches[level[index]].append(service)
+        }
+        self.batches = batches
     }
 
     /// The services reachable from `key` (stopping at each), and whether the walk met a binding whose
