@@ -24,9 +24,10 @@ struct GraphValidator {
     /// Vertices nothing depends on, in declaration order, then every other vertex: the order walks
     /// start from, so that reported paths begin at a root where there is one.
     private var startOrder: [Int]
-    /// The keys from a root down to each vertex, along the vertex each was first reached from
-    /// (breadth first from the roots): the outer parts of the problems' paths, shared by them all.
-    private let paths: PathForest
+    /// For each vertex, the vertex it was first reached from (breadth first from the roots), or -1.
+    private var parent: [Int]
+    /// The vertices in the order the breadth-first walk reached them (each after its ``parent``).
+    private var reachOrder: [Int]
 
     init(_ graph: BindingGraph) {
         self.graph = graph
@@ -38,7 +39,7 @@ struct GraphValidator {
             }
         }
         startOrder = (0..<count).filter { !hasDependents[$0] } + (0..<count).filter { hasDependents[$0] }
-        var parent = [Int](repeating: -2, count: count)
+        parent = [Int](repeating: -2, count: count)
         var queue: [Int] = []
         queue.reserveCapacity(count)
         var head = 0
@@ -56,7 +57,7 @@ struct GraphValidator {
                 }
             }
         }
-        paths = PathForest(keys: graph.vertices.map(\.key), parents: parent, order: queue)
+        reachOrder = queue
     }
 
     /// Every problem, in rule order: missing bindings, cycles, captive dependencies, eager bindings.
@@ -84,6 +85,9 @@ struct GraphValidator {
 
     private func missingBindings() -> [ValidationFinding] {
         guard !graph.missing.isEmpty else { return [] }
+        // The keys from a root down to each vertex: the outer parts of the problems' paths, shared by
+        // them all. Made only for a graph with a missing binding.
+        let paths = PathForest(keys: graph.vertices.map(\.key), parents: parent, order: reachOrder)
         var dependents = [[ValidationFinding.EdgeID]](repeating: [], count: graph.missing.count)
         for (index, vertex) in graph.vertices.enumerated() {
             for (position, edge) in vertex.edges.enumerated() {
