@@ -261,7 +261,21 @@ extension ProvisionError {
     /// The error's message for a cycle found at run time, where only the closing key is known when
     /// the error is created; the rest of the path is prepended as the error propagates.
     var cycleDescription: String? {
-        guard code == .cycle, let last = path.last, let start = path.firstIndex(of: last) else { return nil }
-        return path[start...].map(\.description).joined(separator: " -> ")
+        guard code == .cycle else { return nil }
+        // From the innermost key back to where it was requested before: the length of the cycle, not of
+        // the path above it (validation reports thousands of cycles deep in one graph).
+        var cycle: [BindingKey] = []
+        var closing: BindingKey?
+        forEachKeyInnermostFirst { key in
+            cycle.append(key)
+            guard let closing else {
+                closing = key
+                return true
+            }
+            return key != closing
+        }
+        guard let closing else { return nil }
+        if cycle.count > 1, cycle.last != closing { cycle = [closing] }
+        return cycle.reversed().map(\.description).joined(separator: " -> ")
     }
 }

@@ -38,9 +38,10 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         /// Innermost request first, so that propagating an error up through nested resolutions only
         /// appends. With a ``branch``, only the inner part of the path.
         var reversedPath: [BindingKey]
-        /// The outer part of the path, shared with other errors (validation's problems), or `nil` when
-        /// ``reversedPath`` holds all of it. Spelled out into ``reversedPath`` before anything is
-        /// prepended (see ``ProvisionError/prepending(_:)``).
+        /// A part of the path shared with other errors (validation's problems), or `nil` when
+        /// ``reversedPath`` holds all of it: above ``reversedPath`` going ``PathBranch/Direction/fromRoot``
+        /// (and then spelled out into it before anything is prepended, see
+        /// ``ProvisionError/prepending(_:)``), below it going ``PathBranch/Direction/towardRoot``.
         var branch: PathBranch?
 
         init(
@@ -132,7 +133,25 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
     /// The whole path, innermost request first.
     private var reversedPath: [BindingKey] {
         guard let branch = storage.branch else { return storage.reversedPath }
-        return storage.reversedPath + branch.reversedKeys
+        switch branch.direction {
+        case .fromRoot: return storage.reversedPath + branch.reversedKeys
+        case .towardRoot: return branch.reversedKeys + storage.reversedPath
+        }
+    }
+
+    /// Calls `body` with the keys of ``path``, innermost first, until it returns `false`: without
+    /// spelling out the rest of a shared path.
+    func forEachKeyInnermostFirst(_ body: (BindingKey) -> Bool) {
+        let branch = storage.branch
+        if let branch, branch.direction == .towardRoot {
+            for key in branch.reversedKeys where !body(key) { return }
+        }
+        for key in storage.reversedPath where !body(key) { return }
+        guard let branch, branch.direction == .fromRoot else { return }
+        var current = branch.vertex
+        while current >= 0, body(branch.forest.keys[current]) {
+            current = branch.forest.parents[current]
+        }
     }
 
     /// How many keys ``path`` holds.
@@ -140,9 +159,10 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         storage.reversedPath.count + (storage.branch?.count ?? 0)
     }
 
-    /// Returns this error with the shared `branch` as the outer part of its path, above the keys it
-    /// holds. Made by validation, on an error no one else holds yet.
-    consuming func under(_ branch: PathBranch) -> ProvisionError {
+    /// Returns this error with the shared `branch` as a part of its path: above the keys it holds going
+    /// ``PathBranch/Direction/fromRoot``, below them going ``PathBranch/Direction/towardRoot``. Made by
+    /// validation, on an error no one else holds yet.
+    consuming func sharing(_ branch: PathBranch) -> ProvisionError {
         if !isKnownUniquelyReferenced(&storage) {
             storage = storage.copy()
         }
@@ -162,7 +182,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         if !isKnownUniquelyReferenced(&storage) {
             storage = storage.copy()
         }
-        if let branch = storage.branch {
+        if let branch = storage.branch, branch.direction == .fromRoot {
             storage.reversedPath += branch.reversedKeys
             storage.branch = nil
         }
@@ -171,26 +191,37 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
     }
 
     /// The path in Swift syntax like ``pathDescription``, but a long one (a problem deep in a graph
-    /// thousands of bindings deep) shows only its outermost key and its ``shortPathTail`` innermost
-    /// ones, with how many it leaves out between them: a report of thousands of such problems stays
-    /// readable, and takes time linear in their number rather than in their number times the depth.
+    /// thousands of bindings deep) shows only its ends, with how many keys it leaves out between them:
+    /// its root and its ``shortPathSide`` innermost keys (where a dependency is missing), or, along a
+    /// ``PathBranch/Direction/towardRoot`` branch, its ``shortPathSide`` outermost keys and the last
+    /// one (the captive dependency at its end). A report of thousands of such problems stays readable,
+    /// and takes time linear in their number rather than in their number times the depth.
     var shortPathDescription: String {
         let count = pathCount
-        let tail = Self.shortPathTail
-        guard count > tail + 2 else { return pathDescription }
-        // The innermost keys, read without spelling out the rest of the path.
-        var last = Array(storage.reversedPath.prefix(tail))
-        if let branch = storage.branch, last.count < tail {
-            last += branch.innermost(tail - last.count)
+        let side = Self.shortPathSide
+        guard count > side + 2 else { return pathDescription }
+        // Both ends, read without spelling out the rest of the path.
+        let own = storage.reversedPath
+        var first: [BindingKey]
+        var last: [BindingKey]
+        if let branch = storage.branch, branch.direction == .towardRoot {
+            first = own.suffix(side).reversed()
+            first += branch.fromVertex(side - first.count)
+            last = [branch.rootKey]
+        } else {
+            last = Array(own.prefix(side))
+            if let branch = storage.branch, last.count < side {
+                last += branch.fromVertex(side - last.count)
+            }
+            last.reverse()
+            first = [storage.branch?.rootKey ?? own[own.count - 1]]
         }
-        let first = storage.branch?.outermost ?? storage.reversedPath[storage.reversedPath.count - 1]
-        let omitted = "... (\(count - tail - 1) more)"
-        return ([first.description, omitted] + last.reversed().map(\.description)).joined(separator: " -> ")
+        let omitted = "... (\(count - first.count - last.count) more)"
+        return (first.map(\.description) + [omitted] + last.map(\.description)).joined(separator: " -> ")
     }
 
-    /// How many of its innermost keys a shortened path shows after its outermost one (see
-    /// ``shortPathDescription``).
-    static let shortPathTail = 6
+    /// How many keys a shortened path shows at its long end (see ``shortPathDescription``).
+    static let shortPathSide = 6
 
     /// How many keys of a ``Code/depthExceeded`` error's path its description shows.
     static let depthPathPrefix = 6

@@ -26,8 +26,6 @@ struct GraphValidator {
     private var startOrder: [Int]
     /// For each vertex, the vertex it was first reached from (breadth first from the roots), or -1.
     private var parent: [Int]
-    /// The vertices in the order the breadth-first walk reached them (each after its ``parent``).
-    private var reachOrder: [Int]
 
     init(_ graph: BindingGraph) {
         self.graph = graph
@@ -57,7 +55,6 @@ struct GraphValidator {
                 }
             }
         }
-        reachOrder = queue
     }
 
     /// Every problem, in rule order: missing bindings, cycles, captive dependencies, eager bindings.
@@ -87,7 +84,7 @@ struct GraphValidator {
         guard !graph.missing.isEmpty else { return [] }
         // The keys from a root down to each vertex: the outer parts of the problems' paths, shared by
         // them all. Made only for a graph with a missing binding.
-        let paths = PathForest(keys: graph.vertices.map(\.key), parents: parent, order: reachOrder)
+        let paths = PathForest(keys: graph.vertices.map(\.key), parents: parent)
         var dependents = [[ValidationFinding.EdgeID]](repeating: [], count: graph.missing.count)
         for (index, vertex) in graph.vertices.enumerated() {
             for (position, edge) in vertex.edges.enumerated() {
@@ -103,7 +100,7 @@ struct GraphValidator {
                 neededBy.append(graph.vertices[edge.vertex].key)
             }
             let error = ProvisionError.unsatisfied(missing, path: [missing.key], neededBy: neededBy, in: graph)
-                .under(PathBranch(forest: paths, vertex: first.vertex))
+                .sharing(PathBranch(forest: paths, vertex: first.vertex, direction: .fromRoot))
             return ValidationFinding(
                 error: error,
                 vertices: dependents[index].map(\.vertex),
@@ -117,14 +114,24 @@ struct GraphValidator {
 
     /// Depth first over construction edges; every edge back to a vertex on the walk's stack closes a
     /// cycle, reported once per set of bindings with the stack as its path.
+    ///
+    /// A cycle's path is the stack: the walk's route from its start down to the edge that closes the
+    /// cycle. The routes are read from one forest of the walk's steps (each vertex linked to the vertex
+    /// it was pushed from) rather than copied per cycle, so that many cycles deep in a graph cost their
+    /// own lengths, not the depth each.
     private func cycles() -> [ValidationFinding] {
-        var findings: [ValidationFinding] = []
+        let count = graph.vertices.count
+        var closing: [(vertex: Int, target: Int, members: [Int], edges: [ValidationFinding.EdgeID])] = []
         var reported: Set<[Int]> = []
         // 0: not visited, 1: on the stack, 2: done.
-        var state = [UInt8](repeating: 0, count: graph.vertices.count)
+        var state = [UInt8](repeating: 0, count: count)
+        // Where each vertex on the stack is on it, and the vertex it was pushed from (-1 for a start).
+        var position = [Int](repeating: -1, count: count)
+        var pushedFrom = [Int](repeating: -1, count: count)
         var stack: [(vertex: Int, next: Int)] = []
         for start in startOrder where state[start] == 0 {
             state[start] = 1
+            position[start] = 0
             stack.append((start, 0))
             while let (vertex, next) = stack.last {
                 let edges = graph.vertices[vertex].edges
@@ -139,27 +146,31 @@ struct GraphValidator {
                 switch state[target] {
                 case 0:
                     state[target] = 1
+                    position[target] = stack.count
+                    pushedFrom[target] = vertex
                     stack.append((target, 0))
                 case 1:
-                    guard let loopStart = stack.firstIndex(where: { $0.vertex == target }) else { continue }
-                    let members = stack[loopStart...].map(\.vertex)
+                    let loop = stack[position[target]...]
+                    let members = loop.map(\.vertex)
                     guard reported.insert(members.sorted()).inserted else { continue }
-                    let keys = stack.map { graph.vertices[$0.vertex].key } + [graph.vertices[target].key]
-                    findings.append(
-                        ValidationFinding(
-                            error: ProvisionError.cycle(graph.vertices[target].key, path: keys),
-                            vertices: members,
-                            edges: stack[loopStart...].map {
-                                ValidationFinding.EdgeID(vertex: $0.vertex, index: $0.next - 1)
-                            }
-                        )
-                    )
+                    let loopEdges = loop.map { ValidationFinding.EdgeID(vertex: $0.vertex, index: $0.next - 1) }
+                    closing.append((vertex, target, members, loopEdges))
                 default:
                     break
                 }
             }
         }
-        return findings
+        guard !closing.isEmpty else { return [] }
+        let routes = PathForest(keys: graph.vertices.map(\.key), parents: pushedFrom)
+        return closing.map { vertex, target, members, edges in
+            let key = graph.vertices[target].key
+            return ValidationFinding(
+                error: ProvisionError.cycle(key, path: [key])
+                    .sharing(PathBranch(forest: routes, vertex: vertex, direction: .fromRoot)),
+                vertices: members,
+                edges: edges
+            )
+        }
     }
 
     // MARK: Captive dependencies
@@ -175,6 +186,8 @@ struct GraphValidator {
         guard ranks.count > 1 else { return [] }
         var reach = TransientReach(graph: graph)
         var findings: [ValidationFinding] = []
+        // Each holder of a shorter-lived binding, and the dependency it reaches it through.
+        var captures: [(holder: Int, via: Int)] = []
         for (index, holder) in graph.vertices.enumerated() {
             guard let holderRank = holder.lifetime.rank else { continue }
             var shortest: (rank: Int, via: Int)?
@@ -201,25 +214,44 @@ struct GraphValidator {
                 if rank < shortest?.rank ?? Int.max { shortest = (rank, target) }
             }
             guard let shortest, shortest.rank < holderRank else { continue }
-            let chain = [index] + reach.chain(from: shortest.via)
-            let keys = chain.map { graph.vertices[$0].key }
-            guard let captive = chain.last else { continue }
+            captures.append((index, shortest.via))
+        }
+        guard !captures.isEmpty else { return [] }
+        // Each holder's path runs down a route of transients to the captive: routes many holders share
+        // (singletons over one long chain of transients), read from one forest rather than copied.
+        let routes = reach.routes()
+        var marked = [Bool](repeating: false, count: graph.vertices.count)
+        for (index, via) in captures {
+            let holder = graph.vertices[index]
+            let captive = graph.vertices[routes.roots[via]]
+            // The route's vertices and edges, for diagrams, down to the first vertex an earlier finding
+            // marked: the rest of the route is that finding's too.
+            var vertices = [index]
+            var edges: [ValidationFinding.EdgeID] = []
+            var from = index
+            var current = via
+            while current >= 0 {
+                if let position = graph.vertices[from].edges.firstIndex(where: { $0.target == .vertex(current) }) {
+                    edges.append(ValidationFinding.EdgeID(vertex: from, index: position))
+                }
+                if marked[current] { break }
+                marked[current] = true
+                vertices.append(current)
+                from = current
+                current = routes.parents[current]
+            }
             findings.append(
                 ValidationFinding(
                     error: ProvisionError.captiveDependency(
                         holder: holder.key,
                         holderLifetime: holder.lifetime,
-                        captive: graph.vertices[captive].key,
-                        captiveLifetime: graph.vertices[captive].lifetime,
-                        path: keys,
-                        captiveIsSeed: graph.vertices[captive].shape.kind == .seed
-                    ),
-                    vertices: chain,
-                    edges: zip(chain, chain.dropFirst()).compactMap { from, to in
-                        graph.vertices[from].edges.firstIndex { $0.target == .vertex(to) }.map {
-                            ValidationFinding.EdgeID(vertex: from, index: $0)
-                        }
-                    }
+                        captive: captive.key,
+                        captiveLifetime: captive.lifetime,
+                        path: [holder.key],
+                        captiveIsSeed: captive.shape.kind == .seed
+                    ).sharing(PathBranch(forest: routes, vertex: via, direction: .towardRoot)),
+                    vertices: vertices,
+                    edges: edges
                 )
             )
         }
@@ -303,15 +335,14 @@ private struct TransientReach {
         return best[start]
     }
 
-    /// The vertices from `start` (transient or not) down to the captured binding.
-    func chain(from start: Int) -> [Int] {
-        var chain = [start]
-        var current = start
-        while graph.vertices[current].lifetime.rank == nil, via[current] >= 0, chain.count <= graph.vertices.count {
-            current = via[current]
-            chain.append(current)
-        }
-        return chain
+    /// The routes from each transient down to the shortest-lived binding it reaches: each transient is
+    /// linked to the dependency it reaches that binding through, and every other vertex is a root. The
+    /// route from a vertex to its root is the chain a captive dependency's path follows.
+    func routes() -> PathForest {
+        PathForest(
+            keys: graph.vertices.map(\.key),
+            parents: graph.vertices.indices.map { graph.vertices[$0].lifetime.rank == nil ? via[$0] : -1 }
+        )
     }
 
     private mutating func relax(_ vertex: Int, rank: Int, via target: Int) {

@@ -148,3 +148,113 @@ struct SharedValidationPathTests {
         #expect(problems[6].path.count == 8)
     }
 }
+
+/// Cycles' paths share the validation walk's routes (``PathForest``); a cycle's description reads
+/// only the cycle.
+@Suite("Cycles deep in a graph: whole paths, shared, each cycle described by itself")
+struct SharedCyclePathTests {
+    @Test("every level of a chain closing its own 2-cycle: each path runs from the root, each cycle is its own")
+    func cycleLadder() throws {
+        let depth = 40
+        let module = ClosureModule { binder in
+            for index in 0..<depth {
+                let level = BindingKey(DeepLevel.self, named: "q\(index)")
+                let next = BindingKey(DeepLevel.self, named: "q\(index + 1)")
+                let loop = BindingKey(DeepLevel.self, named: "c\(index)")
+                binder.bind(DeepLevel.self, named: "q\(index)").to(
+                    dependencies: index == depth - 1 ? [loop] : [next, loop]
+                ) { _ in DeepLevel(index: index) }
+                binder.bind(DeepLevel.self, named: "c\(index)").to(dependencies: [level]) { _ in DeepLevel(index: index)
+                }
+            }
+        }
+        let error = #expect(throws: ProvisionError.self) { _ = try Injector(module) }
+        let cycles = (error?.underlyingErrors ?? []).filter { $0.code == .cycle }
+        #expect(cycles.count == depth)
+        for index in 0..<depth {
+            let level = BindingKey(DeepLevel.self, named: "q\(index)")
+            let cycle = cycles.first { $0.key == level }
+            let expected =
+                (0...index).map { BindingKey(DeepLevel.self, named: "q\($0)") }
+                + [BindingKey(DeepLevel.self, named: "c\(index)"), level]
+            #expect(cycle?.path == expected, "level \(index)")
+            #expect(
+                cycle?.cycleDescription == "DeepLevel named \"q\(index)\" -> DeepLevel named \"c\(index)\" -> \(level)")
+        }
+    }
+
+    @Test("a cycle's description: the keys from the innermost back to its earlier request, or the key alone")
+    func cycleDescriptions() {
+        let a = BindingKey(DeepLevel.self, named: "a")
+        let b = BindingKey(DeepLevel.self, named: "b")
+        let c = BindingKey(DeepLevel.self, named: "c")
+        #expect(ProvisionError.cycle(a, path: [c, a, b, a]).cycleDescription == "\(a) -> \(b) -> \(a)")
+        #expect(ProvisionError.cycle(a, path: [a]).cycleDescription == "\(a)")
+        #expect(ProvisionError.cycle(a, path: [b, a]).cycleDescription == "\(a)")
+        #expect(ProvisionError.cycle(a, path: [a, a]).cycleDescription == "\(a) -> \(a)")
+        #expect(ProvisionError.notBound(a, path: [a, a]).cycleDescription == nil)
+    }
+}
+
+/// Captive dependencies' paths share the routes transients take to the captive (``PathForest``, going
+/// ``PathBranch/Direction/towardRoot``).
+@Suite("Captive dependencies over one long transient route: whole paths, shared, described short, drawn")
+struct SharedCaptivePathTests {
+    /// `s(i)` (singleton) -> `t(i)` -> `t(i + 1)` -> ... -> `t(depth - 1)` -> `scoped`: every singleton
+    /// captures the scoped binding at the end of the transients' chain.
+    private func module(depth: Int) -> ClosureModule {
+        ClosureModule { binder in
+            binder.bind(DeepLevel.self, named: "scoped").to(dependencies: []) { _ in DeepLevel(index: -1) }.in(.scoped)
+            for index in 0..<depth {
+                let next = index == depth - 1 ? "scoped" : "t\(index + 1)"
+                binder.bind(DeepLevel.self, named: "t\(index)").to(
+                    dependencies: [BindingKey(DeepLevel.self, named: next)]
+                ) { _ in DeepLevel(index: index) }
+                binder.bind(DeepLevel.self, named: "s\(index)").to(
+                    dependencies: [BindingKey(DeepLevel.self, named: "t\(index)")]
+                ) { _ in DeepLevel(index: index) }.in(.singleton)
+            }
+        }
+    }
+
+    @Test("each holder's path runs down the whole route to the captive; a long one shows its start and the captive")
+    func wholeRoutes() throws {
+        let depth = 30
+        let error = #expect(throws: ProvisionError.self) { _ = try Injector(module(depth: depth)) }
+        let problems = (error?.underlyingErrors ?? []).filter { $0.code == .captiveDependency }
+        #expect(problems.count == depth)
+        for index in 0..<depth {
+            let problem = problems.first { $0.path.first == BindingKey(DeepLevel.self, named: "s\(index)") }
+            let expected =
+                [BindingKey(DeepLevel.self, named: "s\(index)")]
+                + (index..<depth).map { BindingKey(DeepLevel.self, named: "t\($0)") }
+                + [BindingKey(DeepLevel.self, named: "scoped")]
+            #expect(problem?.path == expected, "holder s\(index)")
+            #expect(problem?.key == BindingKey(DeepLevel.self, named: "scoped"))
+        }
+        // s0's path holds 32 keys: its first 6, how many it leaves out, and the captive.
+        let description = error?.description ?? ""
+        #expect(
+            description.contains(
+                "path: DeepLevel named \"s0\" -> DeepLevel named \"t0\" -> DeepLevel named \"t1\" -> "
+                    + "DeepLevel named \"t2\" -> DeepLevel named \"t3\" -> DeepLevel named \"t4\" -> ... (25 more) -> "
+                    + "DeepLevel named \"scoped\"\n"))
+        // Prepending goes above the holder, the shared route staying below it.
+        let outer = BindingKey(DeepLevel.self, named: "outer")
+        let first = try #require(problems.first)
+        #expect(first.prepending(outer).path == [outer] + first.path)
+    }
+
+    @Test("the diagram marks every holder, every transient on the route and every edge between them")
+    func diagramMarksWholeRoute() throws {
+        let depth = 12
+        let injector = try Injector(
+            modules: [module(depth: depth)], configuration: Injector.Configuration(validatesOnCreation: false))
+        let graph = injector.graph()
+        let marked = Set(graph.vertices.filter(\.hasProblem).compactMap(\.key.name))
+        let expected = Set((0..<depth).flatMap { ["s\($0)", "t\($0)"] } + ["scoped"])
+        #expect(marked == expected)
+        // s(i) -> t(i), t(i) -> t(i + 1), t(last) -> scoped.
+        #expect(graph.edges.filter(\.hasProblem).count == 2 * depth)
+    }
+}
