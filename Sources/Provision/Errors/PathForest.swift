@@ -3,10 +3,11 @@
 /// A validation report of a graph thousands of bindings deep can hold thousands of problems, each with a
 /// path thousands of keys long. Copying every path would take time and memory quadratic in the depth;
 /// each error instead keeps a ``PathBranch`` into a shared forest, and spells its path out only when
-/// asked (``ProvisionError/path``). Validation makes two: the breadth-first walk from the root bindings
-/// (a missing binding's path runs from a root down to its dependent), and the routes by which transient
-/// bindings reach a shorter-lived one (a captive dependency's path runs from its holder down to the
-/// captive).
+/// asked (``ProvisionError/path``). Validation makes three: the breadth-first walk from the root
+/// bindings (a missing binding's path runs from a root down to its dependent), the depth-first walk that
+/// finds cycles (a cycle's path is the walk's route down to the edge that closes it), and the routes by
+/// which transient bindings reach a shorter-lived one (a captive dependency's path runs from its holder
+/// down to the captive).
 final class PathForest: Sendable {
     /// The key of each vertex.
     let keys: [BindingKey]
