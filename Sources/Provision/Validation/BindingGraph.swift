@@ -115,13 +115,15 @@ extension BindingGraph {
         /// A key an ancestor binds would otherwise be looked for in every injector on the way up to it:
         /// with a chain hundreds of children deep, whose collections each inherit hundreds of elements,
         /// that made a graph's size times the chain's depth. Known from the start when every binding
-        /// is a vertex; when ancestors are added as reached, made once the lookups in their registries
-        /// have outnumbered their bindings (see `noteAncestorLookup()`): a small child of a large parent
-        /// never reads the parent whole, and a deep chain of small injectors is read once.
+        /// is a vertex; when ancestors are added as reached, made once the lookups that found nothing in
+        /// an ancestor's registry outnumber twice the ancestors' bindings (see `noteAncestorMiss()`): a
+        /// small child of a large parent never reads the parent whole, a chain of children that each
+        /// reach their parent's binding costs one lookup per level as before, and a deep chain of small
+        /// injectors whose keys are looked for far above is read once.
         var ancestorLevels: [BindingKey: [Int]]?
-        /// Lookups made in ancestors' registries, when ancestors are added as reached.
-        var ancestorLookups = 0
-        /// The count of ``ancestorLookups`` at which they are next weighed against the ancestors' size.
+        /// Lookups in ancestors' registries that found nothing, when ancestors are added as reached.
+        var ancestorMisses = 0
+        /// The count of ``ancestorMisses`` at which they are next weighed against the ancestors' size.
         var nextWeighing = 64
         /// How many bindings the ancestors hold, counted at the first weighing.
         var ancestorBindingCount: Int?
@@ -149,17 +151,19 @@ extension BindingGraph {
             ancestorLevels?[key, default: []].append(level)
         }
 
-        /// Counts a lookup in an ancestor's registry; once they outnumber the ancestors' bindings, reads
-        /// the ancestors' registries whole into ``ancestorLevels``, so that later lookups skip the
-        /// injectors that don't bind the key.
-        private mutating func noteAncestorLookup() {
-            ancestorLookups += 1
-            guard ancestorLookups >= nextWeighing else { return }
+        /// Counts a lookup that found nothing in an ancestor's registry; once they outnumber twice the
+        /// ancestors' bindings, reads the ancestors' registries whole into ``ancestorLevels``, so that
+        /// later lookups skip the injectors that don't bind the key.
+        private mutating func noteAncestorMiss() {
+            ancestorMisses += 1
+            // Counting the bindings reads every ancestor's stripes: only once the misses outnumber twice
+            // the ancestors themselves, which each hold a binding or more.
+            guard ancestorMisses >= nextWeighing, ancestorMisses > 2 * (chain.count - 1) else { return }
             nextWeighing *= 2
             let ancestors = chain.dropFirst()
             let size = ancestorBindingCount ?? ancestors.reduce(0) { $0 + $1.registry.count }
             ancestorBindingCount = size
-            guard ancestorLookups > size else { return }
+            guard ancestorMisses > 2 * size else { return }
             ancestorLevels = [:]
             for level in ancestors.indices {
                 for node in chain[level].registry.nodes {
@@ -223,11 +227,13 @@ extension BindingGraph {
 
         /// Adds the vertex of the binding of `key` in the ancestor at `level`, if it has one.
         private mutating func addReachedAncestor(_ key: BindingKey, at level: Int) -> Int? {
-            noteAncestorLookup()
             let registry = chain[level].registry
             guard let found = registry.node(for: key) ?? registry.lockedNode(for: key),
                 let node = found.takeUnretainedValue() as? any DescribedNode
-            else { return nil }
+            else {
+                noteAncestorMiss()
+                return nil
+            }
             return add(node, depth: level)
         }
 
