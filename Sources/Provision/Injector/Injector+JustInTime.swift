@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Injector {
     /// The node for `key` in this injector, its ancestors, or a just-in-time binding created for it.
     ///
@@ -271,13 +273,46 @@ extension Injector {
     }
 
     /// Whether this injector or an ancestor has begun shutting down: its requests throw `shutDown`.
+    ///
+    /// The answer is cached (``shutdownVerdict``) until any injector begins shutting down
+    /// (``InjectorLifecycle/closingEpoch``): a child made below a chain hundreds of injectors deep reads
+    /// its parent's answer instead of walking the chain, and so does each child after it.
     var isShuttingDown: Bool {
-        var current: Injector? = self
-        while let injector = current {
-            if injector.lifecycle.isClosed { return true }
-            current = injector.parent
+        // Read before any flag: a shutdown that began since raised it after setting its flag, so either
+        // the flag is seen below or the answer recorded here is stale at once.
+        let epoch = UInt(bitPattern: InjectorLifecycle.closingEpoch)
+        if let cached = cachedShutdownVerdict(at: epoch) { return cached }
+        // Up to the first ancestor that is closed or answered at this epoch; walked without retaining
+        // each ancestor (each holds its parent, and `self` is held by the caller).
+        var current = Unmanaged.passUnretained(self)
+        var answer = false
+        while true {
+            let (closed, cached, parent) = current._withUnsafeGuaranteedRef { injector in
+                (
+                    injector.lifecycle.isClosed, injector.cachedShutdownVerdict(at: epoch),
+                    injector.parent.map(Unmanaged.passUnretained)
+                )
+            }
+            if closed {
+                answer = true
+                break
+            }
+            if let cached {
+                answer = cached
+                break
+            }
+            guard let parent else { break }
+            current = parent
         }
-        return false
+        shutdownVerdict.store(epoch << 2 | 2 | (answer ? 1 : 0), ordering: .releasing)
+        return answer
+    }
+
+    /// The answer ``isShuttingDown`` recorded, if it was recorded at `epoch`.
+    private func cachedShutdownVerdict(at epoch: UInt) -> Bool? {
+        let word = shutdownVerdict.load(ordering: .acquiring)
+        guard word & 2 != 0, word >> 2 == epoch else { return nil }
+        return word & 1 != 0
     }
 }
 

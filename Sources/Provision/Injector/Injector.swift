@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Builds services from the bindings of its modules; safe to use from any number of threads at once.
 ///
 /// Create an injector from modules, then ask it for services:
@@ -64,6 +66,14 @@ public final class Injector: Sendable {
     /// `Linker.crossInjectorPlan(to:plan:below:)`), by the ancestor's node, made once and kept here. A
     /// leaf lock: held to read or store one entry.
     let crossInjectorPlans = Locked<[ObjectIdentifier: any AnyObject & Sendable]>([:])
+
+    /// The ``ValidationSeal`` of the injector's validation at creation, retained (released in `deinit`);
+    /// 0 when its creation didn't validate, or found a problem. Published once, by the initializer.
+    let validationSeal = Atomic<UInt>(0)
+
+    /// What ``isShuttingDown`` last found, and when: the ``InjectorLifecycle/closingEpoch`` it was found
+    /// at (the bits above the lowest two), whether it is set (bit 1) and the answer (bit 0).
+    let shutdownVerdict = Atomic<UInt>(0)
 
     /// Creates an injector from modules, configuring them in order, then builds its eager singletons.
     ///
@@ -138,6 +148,10 @@ public final class Injector: Sendable {
             abandonCreation()
             throw error
         }
+    }
+
+    deinit {
+        AtomicReference.release(validationSeal)
     }
 
     /// Undoes a creation that failed while it built its eager singletons. Nobody gets the injector to
@@ -233,6 +247,9 @@ public final class Injector: Sendable {
     ///   shut-down ancestor held).
     public func install(_ module: any Module) throws(ProvisionError) {
         if lifecycle.isClosed { throw ProvisionError.shutDown(nil) }
+        // Whatever it adds may change the subgraph of a sealed binding: no seal made before it holds.
+        ValidationSeal.noteInstall()
+        defer { ValidationSeal.noteInstall() }
         let (records, eagerKeys) = try configured(module)
         if let element = records.first(where: { $0.multibinding != nil }), let multibinding = element.multibinding {
             throw ProvisionError.duplicateBinding(

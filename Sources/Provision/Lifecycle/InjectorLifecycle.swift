@@ -48,6 +48,16 @@ final class InjectorLifecycle: Sendable {
     /// read the build count before taking them) only.
     private let drainWaiters = Locked<[CheckedContinuation<Void, Never>]>([])
 
+    /// How many times any injector began shutting down: a change tells a child that its cached answer
+    /// to "is an ancestor shutting down?" may be stale (see `Injector.isShuttingDown`). Raised after the
+    /// injector's own flag is set, so that a reader that sees the new count sees the flag too.
+    private static let closings = Atomic<Int>(0)
+
+    /// The current count of ``closings``.
+    static var closingEpoch: Int {
+        closings.load(ordering: .sequentiallyConsistent)
+    }
+
     /// Whether the injector stopped building (shutdown began).
     var isClosed: Bool {
         closed.load(ordering: .sequentiallyConsistent)
@@ -140,6 +150,7 @@ final class InjectorLifecycle: Sendable {
     /// Stops all new builds.
     func close() {
         closed.store(true, ordering: .sequentiallyConsistent)
+        InjectorLifecycle.closings.add(1, ordering: .sequentiallyConsistent)
         ScheduleProbe.step(.closing)
     }
 

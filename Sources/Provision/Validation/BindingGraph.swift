@@ -64,6 +64,9 @@ struct BindingGraph {
 
     var vertices: [Vertex]
     var missing: [Missing]
+    /// How many of the vertices are sealed ancestors' bindings whose dependencies were left out (see
+    /// ``ValidationSeal``).
+    var sealedCount = 0
 }
 
 extension BindingGraph {
@@ -74,28 +77,38 @@ extension BindingGraph {
     ///   - ancestorsReachedOnly: Whether to take only the ancestors' bindings that `injector`'s own
     ///     bindings (and `roots`) reach, rather than all of them: what validating a new child injector
     ///     needs, since its parent's graph was there before it (and was validated when it was created).
+    ///   - trustingSealedAncestors: With `ancestorsReachedOnly`: whether to stop at the bindings of
+    ///     ancestors whose ``ValidationSeal`` holds, leaving their dependencies out (they were validated
+    ///     already, and a child can't change them). Only what validating a new child needs: the graph
+    ///     then lacks what lies below those bindings.
     ///   - roots: Keys to look up from `injector` besides its own bindings' dependencies (eager keys),
     ///     so that their bindings are in the graph.
     /// - Complexity: O(*n* log *n* + *e*) for *n* bindings and *e* dependencies.
-    init(injector: Injector, ancestorsReachedOnly: Bool = false, roots: [BindingKey] = []) {
-        // The chain ends at a shut-down injector, as lookups do: what lies above it is reached through it.
-        var chain: [Injector] = []
-        var current: Injector? = injector
-        while let next = current {
-            chain.append(next)
-            current = next.lifecycle.isClosed ? nil : next.parent
-        }
-        var builder = Builder(chain: chain, ancestorsReachedOnly: ancestorsReachedOnly)
+    init(
+        injector: Injector,
+        ancestorsReachedOnly: Bool = false,
+        trustingSealedAncestors: Bool = false,
+        roots: [BindingKey] = []
+    ) {
+        var builder = Builder(
+            injector: injector,
+            ancestorsReachedOnly: ancestorsReachedOnly,
+            trustingSealedAncestors: ancestorsReachedOnly && trustingSealedAncestors
+        )
         builder.addRegisteredBindings()
         builder.reach(roots)
         builder.resolveEdges()
         self.init(vertices: builder.vertices, missing: builder.missing)
+        sealedCount = builder.sealedVertices.count
     }
 
     /// Collects vertices and resolves their dependencies, one injector chain at a time.
     private struct Builder {
-        /// The injector and its ancestors, innermost first.
-        let chain: [Injector]
+        /// The injector and the ancestors read so far, innermost first (see ``hasLevel(_:)``). The chain
+        /// ends at a shut-down injector, as lookups do: what lies above it is reached through it.
+        private(set) var chain: [Injector]
+        /// Whether ``chain`` reaches the top, or a shut-down injector.
+        private var chainIsComplete = false
         var vertices: [Vertex] = []
         var missing: [Missing] = []
         /// Each injector's own bindings, by key.
@@ -127,6 +140,13 @@ extension BindingGraph {
         var nextWeighing = 64
         /// How many bindings the ancestors hold, counted at the first weighing.
         var ancestorBindingCount: Int?
+        /// Whether the walk stops at sealed ancestors' bindings (see ``ValidationSeal``).
+        let trustsSeals: Bool
+        /// For each ancestor whose seal was looked up (when the walk first reached one of its
+        /// bindings), its transients that reach a scoped binding, or `nil` when it has no current seal.
+        var seals: [Int: Set<BindingKey>?] = [:]
+        /// The vertices of sealed ancestors' bindings, whose dependencies are left out.
+        var sealedVertices: Set<Int> = []
 
         struct ElementKey: Hashable {
             let type: ObjectIdentifier
@@ -138,12 +158,37 @@ extension BindingGraph {
             let key: BindingKey
         }
 
-        init(chain: [Injector], ancestorsReachedOnly: Bool) {
-            self.chain = chain
+        init(injector: Injector, ancestorsReachedOnly: Bool, trustingSealedAncestors: Bool) {
+            chain = [injector]
             self.ancestorsReachedOnly = ancestorsReachedOnly
-            registered = Array(repeating: [:], count: chain.count)
-            collections = Array(repeating: [:], count: chain.count)
-            collectionsComplete = chain.indices.map { $0 == 0 || !ancestorsReachedOnly }
+            trustsSeals = trustingSealedAncestors
+            registered = [[:]]
+            collections = [[:]]
+            collectionsComplete = [true]
+            // Every binding is a vertex: every ancestor is read. Otherwise ancestors are read as the
+            // walk reaches them, so that a child far down a chain reads the few above it it needs.
+            if !ancestorsReachedOnly { completeChain() }
+        }
+
+        /// Whether the chain has an injector at `level`, reading the ancestors up to it first if needed.
+        mutating func hasLevel(_ level: Int) -> Bool {
+            while level >= chain.count {
+                guard !chainIsComplete, let last = chain.last, !last.lifecycle.isClosed, let parent = last.parent
+                else {
+                    chainIsComplete = true
+                    return false
+                }
+                chain.append(parent)
+                registered.append([:])
+                collections.append([:])
+                collectionsComplete.append(!ancestorsReachedOnly)
+            }
+            return true
+        }
+
+        /// Reads every ancestor into the chain.
+        mutating func completeChain() {
+            while hasLevel(chain.count) {}
         }
 
         /// Records that the ancestor at `level` binds `key`, in ``ancestorLevels``.
@@ -158,7 +203,9 @@ extension BindingGraph {
             ancestorMisses += 1
             // Counting the bindings reads every ancestor's stripes: only once the misses outnumber twice
             // the ancestors themselves, which each hold a binding or more.
-            guard ancestorMisses >= nextWeighing, ancestorMisses > 2 * (chain.count - 1) else { return }
+            guard ancestorMisses >= nextWeighing else { return }
+            completeChain()
+            guard ancestorMisses > 2 * (chain.count - 1) else { return }
             nextWeighing *= 2
             let ancestors = chain.dropFirst()
             let size = ancestorBindingCount ?? ancestors.reduce(0) { $0 + $1.registry.count }
@@ -234,7 +281,59 @@ extension BindingGraph {
                 noteAncestorMiss()
                 return nil
             }
-            return add(node, depth: level)
+            let index = add(node, depth: level)
+            if trustsSeals, let reachingScoped = seal(at: level),
+                isSealable(vertices[index], reachingScoped: reachingScoped)
+            {
+                sealedVertices.insert(index)
+            }
+            return index
+        }
+
+        /// The transients reaching a scoped binding of the ancestor at `level`, if its seal holds;
+        /// looked up once per ancestor, when the walk first reaches it.
+        private mutating func seal(at level: Int) -> Set<BindingKey>? {
+            if let known = seals[level] { return known }
+            let reachingScoped = chain[level].currentSeal?.transientsReachingScoped
+            seals[level] = .some(reachingScoped)
+            return reachingScoped
+        }
+
+        /// Whether the walk may stop at `vertex`, a binding of a sealed ancestor (see ``ValidationSeal``):
+        /// one the ancestor's modules declared (a just-in-time binding it made since wasn't validated
+        /// with it), not a handle (which a singleton's check follows to its target), and not a transient
+        /// (a collection is one) through which a child's singleton would capture a scoped binding.
+        private func isSealable(_ vertex: Vertex, reachingScoped: Set<BindingKey>) -> Bool {
+            guard !vertex.isJustInTime, vertex.shape.kind != .handle else { return false }
+            return vertex.lifetime != .transient || !reachingScoped.contains(vertex.key)
+        }
+
+        /// For a collection of the injector itself whose first elements are those of the nearest
+        /// ancestor's collection (a child's collection adds to its parent's, see `Multibinding`), when that
+        /// collection is sealed: one edge to it, standing for the elements it shares, then the injector's
+        /// own elements. Without it, each child of a chain that adds an element looked up every element
+        /// of every ancestor again. `nil` when the collection inherits nothing sealed.
+        private mutating func inheritedCollectionEdges(of index: Int, keys: [BindingKey]) -> [Edge]? {
+            let key = vertices[index].key
+            var inherited: Int?
+            var level = 1
+            while inherited == nil, hasLevel(level) {
+                inherited = registeredIndex(of: key, at: level)
+                level += 1
+            }
+            guard let inherited, sealedVertices.contains(inherited),
+                vertices[inherited].shape.kind == .multibinding
+            else {
+                return nil
+            }
+            let shared = vertices[inherited].shape.keys
+            guard shared.count <= keys.count, keys.starts(with: shared) else { return nil }
+            var edges = [Edge(target: .vertex(inherited), kind: .construction)]
+            edges.reserveCapacity(1 + keys.count - shared.count)
+            for key in keys[shared.count...] {
+                edges.append(Edge(target: target(of: key, from: 0), kind: .construction))
+            }
+            return edges
         }
 
         /// Adds the multibinding collections of the injector at `level`, when ancestors are added as
@@ -261,9 +360,21 @@ extension BindingGraph {
         mutating func resolveEdges() {
             var index = 0
             while index < vertices.count {
+                // A sealed ancestor's binding: what lies below it was validated with its injector.
+                if !sealedVertices.isEmpty, sealedVertices.contains(index) {
+                    index += 1
+                    continue
+                }
                 // Read field by field: a copy of the whole vertex was an outlined call per binding.
                 let shape = vertices[index].shape
                 let depth = vertices[index].depth
+                if trustsSeals, depth == 0, shape.kind == .multibinding,
+                    let edges = inheritedCollectionEdges(of: index, keys: shape.keys)
+                {
+                    vertices[index].edges = edges
+                    index += 1
+                    continue
+                }
                 let kind: Edge.Kind
                 switch shape.dependencies {
                 case .construction: kind = .construction
@@ -310,7 +421,7 @@ extension BindingGraph {
         /// a ``Missing`` target if `recordingMissing`, `nil` otherwise.
         private mutating func target(of key: BindingKey, from depth: Int, recordingMissing: Bool) -> Edge.Target? {
             var level = depth
-            while level < chain.count {
+            while hasLevel(level) {
                 if level > 0, let ancestorLevels {
                     // Only the ancestors that bind the key.
                     guard let next = ancestorLevels[key]?.first(where: { $0 >= level }) else { break }
@@ -371,6 +482,7 @@ extension BindingGraph {
                 return .misdeclared(error)
             }
             let element = ElementKey(type: ObjectIdentifier(key.type), name: key.name)
+            completeChain()
             for level in depth..<chain.count {
                 completeCollections(at: level)
                 if let collection = collections[level][element] { return .onlyMultibound(collection: collection) }

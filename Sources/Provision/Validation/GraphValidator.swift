@@ -258,6 +258,25 @@ struct GraphValidator {
         return findings
     }
 
+    /// The keys of the injector's own transient bindings (depth 0) that reach a scoped binding through
+    /// construction edges and other transients: what its ``ValidationSeal`` records, so that a child's
+    /// singleton depending on one is still found captive. Empty, without a walk, when the graph has no
+    /// scoped binding.
+    func transientsReachingScoped() -> Set<BindingKey> {
+        guard let scopedRank = Lifetime.scoped.rank,
+            graph.vertices.contains(where: { $0.lifetime == .scoped })
+        else {
+            return []
+        }
+        var reach = TransientReach(graph: graph)
+        var keys: Set<BindingKey> = []
+        for (index, vertex) in graph.vertices.enumerated()
+        where vertex.depth == 0 && vertex.lifetime == .transient && !vertex.isJustInTime {
+            if let rank = reach.shortestRank(from: index), rank <= scopedRank { keys.insert(vertex.key) }
+        }
+        return keys
+    }
+
     // MARK: Eager bindings
 
     /// Each eager key is looked up as a request finds it (the same order as `Injector.lookup`): the

@@ -47,11 +47,18 @@ extension Injector {
     ///
     /// - Parameter ancestorsReachedOnly: Whether to check only the ancestors' bindings that this
     ///   injector's own bindings reach (see `BindingGraph.init(injector:ancestorsReachedOnly:roots:)`).
-    func analyzeGraph(eager: [(BindingKey, SourceLocation)], ancestorsReachedOnly: Bool = false) -> (
-        graph: BindingGraph, findings: [ValidationFinding], report: ValidationReport
-    ) {
+    func analyzeGraph(
+        eager: [(BindingKey, SourceLocation)],
+        ancestorsReachedOnly: Bool = false,
+        trustingSealedAncestors: Bool = false,
+        sealing: ((GraphValidator) -> Void)? = nil
+    ) -> (graph: BindingGraph, findings: [ValidationFinding], report: ValidationReport) {
         let graph = BindingGraph(
-            injector: self, ancestorsReachedOnly: ancestorsReachedOnly, roots: eager.map(\.0))
+            injector: self,
+            ancestorsReachedOnly: ancestorsReachedOnly,
+            trustingSealedAncestors: trustingSealedAncestors,
+            roots: eager.map(\.0)
+        )
         let validator = GraphValidator(graph)
         let findings = validator.findings(eager: eager) { self.justInTimeShape(for: $0)?.1 }
         var report = ValidationReport(
@@ -60,6 +67,7 @@ extension Injector {
             bindingCount: graph.vertices.count
         )
         report.seededKeys = graph.vertices.filter { $0.shape.kind == .seed }.map(\.key)
+        if findings.isEmpty { sealing?(validator) }
         return (graph, findings, report)
     }
 
@@ -70,11 +78,39 @@ extension Injector {
     /// before it, so a child made per request costs what its own bindings cost, not its parent's graph.
     /// A child whose parent began shutting down while it was made (a child of a shut-down injector is
     /// refused) is not validated: every request it gets reports the shutdown.
+    ///
+    /// The walk stops at the bindings of ancestors sealed by their own validation (see
+    /// ``ValidationSeal``), so a chain of children costs each child its own bindings, not the chain's
+    /// depth; a graph found valid seals this injector in turn. An install into any injector while the
+    /// graph was read breaks the seals it trusted: the graph is then read again without them.
     func validateOnCreation(eager: [(BindingKey, SourceLocation)]) throws(ProvisionError) {
         // A child of a shut-down injector finds its parent's tables emptied: its requests report the
         // shutdown, which validation would report as missing bindings.
         if isShuttingDown { return }
-        guard let error = analyzeGraph(eager: eager, ancestorsReachedOnly: parent != nil).report.error else { return }
+        let generation = ValidationSeal.installGeneration
+        var sealedCount = 0
+        var analysis = analyzeGraph(
+            eager: eager,
+            ancestorsReachedOnly: parent != nil,
+            trustingSealedAncestors: true,
+            sealing: { validator in
+                sealedCount = validator.graph.sealedCount
+                guard ValidationSeal.isQuiet(generation), ValidationSeal.installGeneration == generation else {
+                    return
+                }
+                self.seal(
+                    ValidationSeal(
+                        generation: generation,
+                        transientsReachingScoped: validator.transientsReachingScoped()
+                    )
+                )
+            }
+        )
+        if sealedCount > 0, ValidationSeal.installGeneration != generation {
+            // An install changed what the trusted seals vouched for while the graph was read.
+            analysis = analyzeGraph(eager: eager, ancestorsReachedOnly: parent != nil)
+        }
+        guard let error = analysis.report.error else { return }
         // An ancestor that began shutting down while the graph was read emptied its tables: what looks
         // missing is the shutdown, which this injector's requests will report.
         if isShuttingDown { return }
