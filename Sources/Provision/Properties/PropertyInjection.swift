@@ -27,6 +27,9 @@ final class PropertyInjection: Sendable {
     unowned let injector: Injector
     /// Whether the injection checks the path for `key` and pushes it (see ``inject(_:_:)``).
     let tracksPath: Bool
+    /// Whether every value of the key's type is one reference to an object (a class): a plan then
+    /// compares the instance's class with the key's before anything else (see ``finish(_:_:key:_:)``).
+    @usableFromInline let instancesAreObjects: Bool
     /// The last dynamic type found not to declare injected properties (its `ObjectIdentifier`'s bits),
     /// or 0.
     private let lastUndeclared = Atomic<UInt>(0)
@@ -49,6 +52,7 @@ final class PropertyInjection: Sendable {
         // A singleton's or scoped instance's build pushed the key already (see InstanceCell.build); a
         // request for the key from one of its properties finds it there.
         self.tracksPath = scope.kind == .transient
+        self.instancesAreObjects = TypeShape.isReference(key.type)
         self.declaring = declaring.map { (ObjectIdentifier($0.type), $0.requirements) }
     }
 
@@ -167,21 +171,25 @@ extension PropertyInjection {
     /// `nil`.
     ///
     /// - Parameter key: The binding's key, whose `id` is `T`'s: the plan reads it from its step, where
-    ///   it lies beside the plan's other fields. (Where the optimizer merged the plans of several types
-    ///   into one function, naming `T.self` would cost a call to `T`'s metadata accessor.)
+    ///   it lies beside the plan's other fields.
+    ///
+    /// Names no metadata of `T` (whether `T` is a class is the injection's ``instancesAreObjects``):
+    /// where the optimizer merged the plans of several types into one function, asking `T.self` anything
+    /// was a call of `T`'s metadata accessor, through a pointer the merged function takes, on every
+    /// build: an indirect call to another target at each level of a chain, which the processor mostly
+    /// mispredicted.
     @inlinable @inline(__always)
     static func finish<T>(_ value: T, _ injection: PropertyInjection?, key: BindingKey, _ context: ResolutionContext)
         throws(ProvisionError) -> T
     {
-        if TypeShape.isReference(T.self) {
-            // The instance's class, read from its first word, without naming `T`: a plan that needs no
-            // metadata of its own type can share its code with the plans of other classes directly.
+        guard let injection else { return value }
+        if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size, injection.instancesAreObjects {
+            // The instance's class, read from its first word: an instance of exactly the key's class
+            // needs no check (the plan's `declared` wrapper injects one whose class declares properties).
             if TypeShape.classWord(of: value) == UInt(bitPattern: key.id) { return value }
-            guard let injection else { return value }
             try injection.injectIfDeclared(unsafeBitCast(value, to: AnyObject.self), context)
             return value
         }
-        guard let injection else { return value }
         try injection.injectIfDeclared(value, context)
         return value
     }
