@@ -113,6 +113,17 @@ enum ArgumentVariants {
                         reason: "the injector already has a binding declared at \(installed.location)"
                     )
                 }
+                // An injector derived with `overriding` over an original whose binding takes arguments
+                // and declares no defaults: the first new binding with defaults is the one a request
+                // without arguments takes, so it keeps the key here (the original's binding still takes
+                // its own arguments, found as an ancestor's, see `argumentBindings`). In the same
+                // injector (an install), the original stays primary and hands such requests on (see
+                // `Recipe.arguments`). (Found by hunt 24A.)
+                if primary == nil, replacing, let original = installed as? any ArgumentNode,
+                    original.argumentSignature != nil, !original.hasArgumentDefaults
+                {
+                    primary = members.first { (nodes[$0] as? any ArgumentNode)?.hasArgumentDefaults == true }
+                }
             } else {
                 primary = primaryIndex(of: members, in: nodes)
             }

@@ -62,26 +62,6 @@ extension Injector {
         return try resolve(key, as: type, arguments: repeat each arguments)
     }
 
-    /// Builds a new instance of a transient binding with arguments for a top-level request: its factory
-    /// runs with a resolver whose path starts at `key`. Both paths of ``get(_:named:arguments:)`` end here.
-    ///
-    /// The path's root frame is the binding's own, made by its first request (see
-    /// `RecipeOptions.rootFrame(for:)`): a request allocates nothing beyond what its factory builds.
-    @inlinable
-    func buildTransient<T, each Argument>(
-        _ key: BindingKey,
-        _ factory: ArgumentFactory<T, repeat each Argument>,
-        _ options: RecipeOptions,
-        _ arguments: repeat each Argument
-    ) throws(ProvisionError) -> T {
-        try Recipe.build(
-            key,
-            factory,
-            Resolver(injector: self, context: ResolutionContext(frame: options.rootFrame(for: key))),
-            repeat each arguments
-        )
-    }
-
     /// ``get(_:named:arguments:)`` for every request: through parent injectors and just-in-time
     /// bindings, singletons, delegations, the variants of a key bound with several argument lists,
     /// arguments converted to the declared types, and the errors of mismatched arguments.
@@ -135,7 +115,7 @@ extension Injector {
                     arguments: repeat each arguments
                 )
                 guard let cell = node.cell else { return try call.run() }
-                return try cell.build(.root) { _ throws(ProvisionError) in try call.run() }
+                return try cell.build(.root, reportsWaits: false) { _ throws(ProvisionError) in try call.run() }
             }
             // No arguments given to a binding that takes none: an ordinary request.
             if Factory.arity == 0 { return try node.resolve(ResolutionContext(frame: nil, scope: scope)) }
@@ -183,18 +163,21 @@ extension Injector {
         // The gate runs the closure on this thread, before `build` returns. The call is prepared outside
         // the closure: Swift 6.3's compiler crashes on pack operations inside a closure here.
         let call = ArgumentCall(key: key, factory: factory, arguments: repeat each arguments)
-        return try cell.build(.root) { context throws(ProvisionError) in
+        return try cell.build(.root, reportsWaits: false) { context throws(ProvisionError) in
             try call.run(self.resolver(for: node, in: context))
         }
     }
 
-    /// The resolver of a factory of `node` running in `context`: in a debug build, one that checks its
-    /// requests against the dependencies the factory declared (see ``DependencyDeclaration``).
+    /// The resolver of a factory of `node` running in `context`: in `node`'s own injector, which may be
+    /// an ancestor of this one (a binding of a parent resolves its dependencies in the parent, whoever
+    /// asks: found by hunt 24B, a child's request built its parent's binding from the child's bindings,
+    /// and a singleton so built was the parent's for good); in a debug build, one that checks its requests
+    /// against the dependencies the factory declared (see ``DependencyDeclaration``).
     func resolver<T>(for node: Node<T>, in context: ResolutionContext) -> Resolver {
         #if DEBUG
-            Resolver(injector: self, context: context, declaration: node.dependencyDeclaration)
+            Resolver(injector: node.injector, context: context, declaration: node.dependencyDeclaration)
         #else
-            Resolver(injector: self, context: context)
+            Resolver(injector: node.injector, context: context)
         #endif
     }
 
@@ -211,7 +194,7 @@ extension Injector {
         _ factory: ArgumentFactory<T, repeat each Argument>.Type,
         arguments: repeat each Argument
     ) throws(ProvisionError) -> T {
-        let values = Injector.values(repeat each arguments)
+        let values = ArgumentValues(repeat each arguments)
         let matches = convertingMatches(of: key, as: type, values)
         guard matches.count == 1, let (node, candidate) = matches.first else {
             throw mismatch(key, factory, matchCount: matches.count)
@@ -223,17 +206,8 @@ extension Injector {
         return built
     }
 
-    /// The arguments, as a list.
-    private static func values<each Argument>(_ arguments: repeat each Argument) -> [Any] {
-        var values: [Any] = []
-        for argument in repeat each arguments {
-            values.append(argument)
-        }
-        return values
-    }
-
     /// The bindings of `key` with arguments whose declared list `values` convert to.
-    private func convertingMatches<T>(of key: BindingKey, as type: T.Type, _ values: [Any])
+    private func convertingMatches<T>(of key: BindingKey, as type: T.Type, _ values: ArgumentValues)
         -> [(node: Node<T>, factory: any ConvertingArgumentFactory)]
     {
         var matches: [(node: Node<T>, factory: any ConvertingArgumentFactory)] = []
@@ -309,7 +283,7 @@ extension Injector {
         if node.options?.arguments == nil, let forwarding = node.options?.forwarding {
             return forwarding.argumentFailure(in: node.injector, arguments: repeat each arguments)?.prepending(key)
         }
-        let matches = convertingMatches(of: key, as: type, Injector.values(repeat each arguments))
+        let matches = convertingMatches(of: key, as: type, ArgumentValues(repeat each arguments))
         return matches.count == 1 ? nil : mismatch(key, Factory.self, matchCount: matches.count)
     }
 
@@ -317,6 +291,15 @@ extension Injector {
     private static func alternatives(_ items: [String]) -> String {
         guard let last = items.last, items.count > 1 else { return items.first ?? "()" }
         return items.dropLast().joined(separator: ", ") + " or " + last
+    }
+
+    /// The binding of `key` a request without arguments takes when its primary binding takes arguments
+    /// and declares no defaults: the first one declared with defaults, as this injector finds the key's
+    /// bindings (see `ArgumentVariants`); `nil` when none declares defaults.
+    func defaultedArgumentBinding<T>(of key: BindingKey, as type: T.Type) -> Node<T>? {
+        argumentBindings(of: key, as: type)
+            .filter { $0.options?.arguments?.hasDefaults == true }
+            .min { $0.declarationIndex < $1.declarationIndex }
     }
 
     /// The nodes of `key`'s bindings with arguments: its primary binding, if it takes arguments, and each
@@ -354,21 +337,21 @@ extension Injector {
 
 /// An ``ArgumentFactory`` seen without its types: for a request whose arguments must be converted.
 protocol ConvertingArgumentFactory: AnyObject, Sendable {
-    /// Whether `values` convert to the declared argument types, in order.
-    func accepts(_ values: [Any]) -> Bool
+    /// Whether `values` convert to the declared argument types, in order, as a call's would.
+    func accepts(_ values: ArgumentValues) -> Bool
 
     /// Builds `node`'s value (a `Node<T>` of this factory) from `values`, converted.
-    func build(converting values: [Any], node: any AnyNode, in scope: ServiceScope?) throws(ProvisionError)
-        -> Any
+    func build(converting values: ArgumentValues, node: any AnyNode, in scope: ServiceScope?)
+        throws(ProvisionError) -> Any
 }
 
 extension ArgumentFactory: ConvertingArgumentFactory {
-    func accepts(_ values: [Any]) -> Bool {
+    func accepts(_ values: ArgumentValues) -> Bool {
         converted(values) != nil
     }
 
-    func build(converting values: [Any], node: any AnyNode, in scope: ServiceScope?) throws(ProvisionError)
-        -> Any
+    func build(converting values: ArgumentValues, node: any AnyNode, in scope: ServiceScope?)
+        throws(ProvisionError) -> Any
     {
         guard let node = node as? Node<T>, let arguments = converted(values), let options = node.options else {
             throw ProvisionError.typeMismatch(node.key, value: "another binding", at: nil)
@@ -376,14 +359,17 @@ extension ArgumentFactory: ConvertingArgumentFactory {
         return try node.injector.build(node, self, options, in: scope, repeat each arguments)
     }
 
-    /// `values` converted to the declared argument types, or `nil` when one of them doesn't convert (or
-    /// their count differs).
-    func converted(_ values: [Any]) -> (repeat each Argument)? {
+    /// `values` converted to the declared argument types, or `nil` when one of them doesn't convert as a
+    /// call's argument would (see ``ArgumentConversion``), or their count differs.
+    func converted(_ values: ArgumentValues) -> (repeat each Argument)? {
         guard values.count == Self.arity else { return nil }
         var index = 0
         func next<A>(_ type: A.Type) throws(ConversionFailure) -> A {
             defer { index += 1 }
-            guard let value = values[index] as? A else { throw ConversionFailure() }
+            guard ArgumentConversion.converts(values.types[index], to: A.self), let value = values.values[index] as? A
+            else {
+                throw ConversionFailure()
+            }
             return value
         }
         do throws(ConversionFailure) {

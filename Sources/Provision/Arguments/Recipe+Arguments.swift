@@ -11,6 +11,28 @@ extension Recipe {
                 let injector = node.injector
                 // As for a closure binding: a singleton's build pushed the key already.
                 let tracksPath = node.scope.kind == .transient
+                guard let defaults = factory.defaults else {
+                    // Never built from this binding without arguments: a request without any, and a
+                    // dependency, take the first binding of the key that declares defaults (an argument
+                    // list installed after this one, see `ArgumentVariants`), resolved as itself (in its
+                    // own cell, for a singleton), or fail. Asked at each request, not when linked: an
+                    // install may add one later.
+                    return .sync(
+                        Plan { [unowned injector] context throws(ProvisionError) in
+                            // A factory requesting its own key without arguments is a cycle, as it is for
+                            // a binding with defaults.
+                            let inner = try context.enteringClosure(key, tracksPath: true)
+                            guard let defaulted = injector.defaultedArgumentBinding(of: key, as: T.self) else {
+                                throw ProvisionError.argumentMismatch(
+                                    key,
+                                    expected: signature,
+                                    given: "()",
+                                    reason: "it was requested without arguments and declares no defaults"
+                                )
+                            }
+                            return try defaulted.resolve(inner)
+                        })
+                }
                 #if DEBUG
                     // Debug builds check the factory's requests against its declaration, if any.
                     let declaration = node.dependencyDeclaration
@@ -22,14 +44,6 @@ extension Recipe {
                         // that it isn't re-entering itself and that the stack holds another level.
                         let inner = try context.enteringClosure(key, tracksPath: tracksPath)
                         try StackGuard.check(key)
-                        guard let defaults = factory.defaults else {
-                            throw ProvisionError.argumentMismatch(
-                                key,
-                                expected: signature,
-                                given: "()",
-                                reason: "it was requested without arguments and declares no defaults"
-                            )
-                        }
                         let values = defaults()
                         #if DEBUG
                             let resolver = Resolver(injector: injector, context: inner, declaration: declaration)

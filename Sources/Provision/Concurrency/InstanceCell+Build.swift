@@ -170,9 +170,14 @@ extension InstanceCell {
     /// known only when it is linked), and a specialized copy in each would cost compile time and code
     /// size for what runs once per singleton. It makes no generic metadata at run time: the gate's
     /// action is a non-generic enum, and no `Result` of `T` is formed.
+    ///
+    /// - Parameter reportsWaits: Whether a wait for another thread's build is reported to the
+    ///   injector's observer: not for a request that passes resolve-time arguments, which reports nothing
+    ///   (see ``ResolutionObserver``).
     @usableFromInline
     func build(
         _ context: ResolutionContext,
+        reportsWaits: Bool = true,
         using make: (ResolutionContext) throws(ProvisionError) -> T
     ) throws(ProvisionError) -> T {
         // A request made inside a factory through the injector continues the factory's path: the
@@ -200,7 +205,7 @@ extension InstanceCell {
                 throw ProvisionError.requiresAsyncWhileBuilding(key)
 
             case .wait(let gate):
-                try wait(on: gate, as: me, context: context)
+                try wait(on: gate, as: me, context: context, reported: reportsWaits)
                 if let address = try publishedAddress(after: gate, waitsAsynchronously: false) {
                     return PublishedValue<T>.value(at: address)
                 }
@@ -391,10 +396,12 @@ extension InstanceCell {
 
     /// Waits for another thread's build of this singleton, unless that would close a cycle of waits.
     @usableFromInline
-    func wait(on gate: SingletonGate, as me: UInt, context: ResolutionContext) throws(ProvisionError) {
+    func wait(on gate: SingletonGate, as me: UInt, context: ResolutionContext, reported: Bool = true)
+        throws(ProvisionError)
+    {
         try beginWaiting(on: gate, as: me, context: context)
         defer { WaitGraph.endWaiting(me) }
-        let report = WaitReport(observer: injector.configuration.observer)
+        let report = WaitReport(observer: reported ? injector.configuration.observer : nil)
         guard let timeout = injector.configuration.singletonWaitTimeout else {
             gate.semaphore.wait()
             report.end(of: self, failure: inheritedFailure(of: gate, waitsAsynchronously: false))

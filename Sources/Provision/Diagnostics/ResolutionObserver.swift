@@ -30,7 +30,7 @@
 /// (``ResolutionEvent/Kind-swift.struct/linkFailed``); and, through
 /// ``observeLifecycle(_:_:)``, the injector's start, shutdown and each service's hooks. Instance bindings and handles (`Provider`, `Lazy`, `ObjectFactory`) build nothing and
 /// report nothing; a request that passes resolve-time arguments (``Injector/get(_:named:arguments:)``)
-/// is not reported either.
+/// is not reported either, nor its wait for another thread's build of the same singleton.
 ///
 /// To act around a build rather than after it (a tracer opening a span for it, a metric timing it
 /// with a clock of its own), implement ``observeBuild(of:scope:_:)`` (and
