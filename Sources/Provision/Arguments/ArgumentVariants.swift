@@ -17,9 +17,24 @@ enum ArgumentVariants {
     /// in a name a user would write.
     static let marker: Character = "\u{E001}"
 
-    /// The key of the variant of `base` whose argument list is `signature` (`(String, Int)`).
-    static func key(_ base: BindingKey, signature: String) -> BindingKey {
-        base.renamed("\(marker)\(signature)\(marker)\(base.name ?? "")")
+    /// What follows the argument list in a variant key's name: the identity of the factory's type, which
+    /// tells apart two lists that read alike (two private types of one name, in different scopes).
+    static let discriminator: Character = "\u{E002}"
+
+    /// The key of the variant of `base` whose argument list is `signature` (`(String, Int)`), declared
+    /// by a factory of the type `factoryType` (an `ArgumentFactory`).
+    static func key(_ base: BindingKey, signature: String, factoryType: ObjectIdentifier) -> BindingKey {
+        key(base, text: text(signature, factoryType: factoryType))
+    }
+
+    /// The key of the variant of `base` whose name carries `text` (see ``text(_:factoryType:)``).
+    private static func key(_ base: BindingKey, text: String) -> BindingKey {
+        base.renamed("\(marker)\(text)\(marker)\(base.name ?? "")")
+    }
+
+    /// The argument list and the factory type's identity, as a variant key's name carries them.
+    private static func text(_ signature: String, factoryType: ObjectIdentifier) -> String {
+        "\(signature)\(discriminator)\(String(UInt(bitPattern: factoryType), radix: 16))"
     }
 
     /// The key a request for `base` with the argument types of `Factory` (an `ArgumentFactory`) looks up
@@ -27,12 +42,12 @@ enum ArgumentVariants {
     static func key<Factory>(_ base: BindingKey, requestedWith factory: Factory.Type, signature: () -> String)
         -> BindingKey
     {
-        key(base, signature: signatures.text(of: factory, signature))
+        key(base, text: texts.text(of: factory) { text(signature(), factoryType: ObjectIdentifier(factory)) })
     }
 
     /// The argument lists of the factory types requests used, by type: formatting type names costs
     /// microseconds, and a request must not pay it each time.
-    private static let signatures = SignatureCache()
+    private static let texts = SignatureCache()
 
     /// Whether `key` is a variant's.
     static func isVariantKey(_ key: BindingKey) -> Bool {
@@ -45,14 +60,20 @@ enum ArgumentVariants {
         let rest = name.dropFirst()
         guard let end = rest.firstIndex(of: marker) else { return nil }
         let own = String(rest[rest.index(after: end)...])
-        return (String(rest[..<end]), own.isEmpty ? nil : own)
+        let text = rest[..<end]
+        let signature = text.firstIndex(of: discriminator).map { text[..<$0] } ?? text
+        return (String(signature), own.isEmpty ? nil : own)
     }
 
     /// The key a binding is counted under for duplicates and overrides: a binding with arguments by its
     /// key and argument list (its variant key), any other by its key.
     static func slot(of node: any AnyNode) -> BindingKey {
-        guard let signature = (node as? any ArgumentNode)?.argumentSignature else { return node.key }
-        return key(node.key, signature: signature)
+        guard let variant = node as? any ArgumentNode, let signature = variant.argumentSignature,
+            let factoryType = variant.argumentFactoryType
+        else {
+            return node.key
+        }
+        return key(node.key, signature: signature, factoryType: factoryType)
     }
 
     /// `nodes` with the bindings that share a key sorted out: for each key bound more than once (by
@@ -129,9 +150,11 @@ enum ArgumentVariants {
             }
             for index in members where index != primary {
                 // Every other binding of the key takes arguments: only one binding per slot got here.
-                guard let variant = nodes[index] as? any ArgumentNode, let signature = variant.argumentSignature
+                guard let variant = nodes[index] as? any ArgumentNode, let signature = variant.argumentSignature,
+                    let factoryType = variant.argumentFactoryType
                 else { continue }
-                result[index] = variant.rekeyed(ArgumentVariants.key(key, signature: signature))
+                result[index] = variant.rekeyed(
+                    ArgumentVariants.key(key, signature: signature, factoryType: factoryType))
             }
         }
         return result
@@ -190,6 +213,8 @@ protocol ArgumentNode: AnyNode {
     var argumentSignature: String? { get }
     /// Whether the binding declares defaults for its arguments.
     var hasArgumentDefaults: Bool { get }
+    /// The type of the binding's `ArgumentFactory`, or `nil` for a binding without arguments.
+    var argumentFactoryType: ObjectIdentifier? { get }
     /// The same binding under another key: a new node of the same recipe, scope and hooks.
     func rekeyed(_ key: BindingKey) -> any AnyNode
 }
@@ -201,6 +226,10 @@ extension Node: ArgumentNode {
 
     var hasArgumentDefaults: Bool {
         options?.arguments?.hasDefaults == true
+    }
+
+    var argumentFactoryType: ObjectIdentifier? {
+        options?.arguments.map { ObjectIdentifier(type(of: $0.factory)) }
     }
 
     func rekeyed(_ key: BindingKey) -> any AnyNode {

@@ -20,8 +20,10 @@ extension Recipe {
                     return .sync(
                         Plan { [unowned injector] context throws(ProvisionError) in
                             // A factory requesting its own key without arguments is a cycle, as it is for
-                            // a binding with defaults.
-                            let inner = try context.enteringClosure(key, tracksPath: true)
+                            // a binding with defaults. The key isn't pushed: the binding taking the request
+                            // may be an ancestor's binding of the same key, which pushes it. (Found by hunt
+                            // 25B: a child's hand-off to its parent's binding was taken for a cycle.)
+                            if context.contains(key) { throw ProvisionError.cycle(key, path: [key]) }
                             guard let defaulted = injector.defaultedArgumentBinding(of: key, as: T.self) else {
                                 throw ProvisionError.argumentMismatch(
                                     key,
@@ -30,7 +32,7 @@ extension Recipe {
                                     reason: "it was requested without arguments and declares no defaults"
                                 )
                             }
-                            return try defaulted.resolve(inner)
+                            return try defaulted.resolve(context)
                         })
                 }
                 #if DEBUG

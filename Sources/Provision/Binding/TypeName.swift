@@ -30,6 +30,17 @@ enum TypeName {
             if name == "Any" || name == "AnyObject" || name.hasPrefix("any ") { return name }
             return "any \(name)"
         case existentialMetatypeKind:
+            // Spelled from its instance type (the word after its kind): the reflected `Any.Type` would
+            // lose `Any` as if it were a module's name. (Found by hunt 25B: "any Type".)
+            let instance = describe(
+                unsafeBitCast(
+                    unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UnsafeRawPointer.self),
+                    to: Any.Type.self))
+            if instance == "Any" || instance == "AnyObject" { return "\(instance).Type" }
+            if instance.hasPrefix("any ") {
+                let protocols = instance.dropFirst(4)
+                return protocols.contains("&") ? "any (\(protocols)).Type" : "any \(protocols).Type"
+            }
             return name.hasPrefix("any ") ? name : "any \(name)"
         default:
             return name

@@ -157,6 +157,8 @@ final class PropertyInjection: Sendable {
         if let known = requirements.withLock({ $0[id] }) { return known }
         let read = PropertyInjector.requirements(of: type, in: injector)
         requirements.withLock { $0[id] = read }
+        // The binding now depends on these keys too (see `Node.propertyDependencies`).
+        if !read.isEmpty { ValidationSeal.noteLearnedDependencies() }
         return read
     }
 }

@@ -34,9 +34,11 @@ final class ValidationSeal: Sendable {
 
     /// Counts the installs into running injectors (``Injector/install(_:)``), twice each: once before
     /// the install changes a registry and once after it is done, so that the count is odd while one is
-    /// under way. An install can change the subgraph of an ancestor's sealed binding (it may bind a key
-    /// that a sealed binding reached as a just-in-time binding), so it breaks every seal made before it;
-    /// installs are rare, and one counter for every injector keeps the check to one load.
+    /// under way; and, by two, the dependencies bindings learn as they build (see
+    /// ``noteLearnedDependencies()``). Either can change the subgraph of an ancestor's sealed binding (an
+    /// install may bind a key that a sealed binding reached as a just-in-time binding), so it breaks
+    /// every seal made before it; both are rare, and one counter for every injector keeps the check to
+    /// one load.
     private static let installs = Atomic<Int>(0)
 
     /// The current install generation (see ``installs``).
@@ -47,6 +49,14 @@ final class ValidationSeal: Sendable {
     /// Marks the beginning or the end of an install into a running injector.
     static func noteInstall() {
         installs.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Marks a change of a binding's dependencies that no install made: a binding that built an
+    /// instance of a subclass declaring injected properties depends on their keys from then on (see
+    /// `PropertyInjection`), which may make a sealed transient reach a scoped binding. Breaks every seal,
+    /// like an install (found by hunt 25A: a child's singleton over such a transient wasn't found captive).
+    static func noteLearnedDependencies() {
+        installs.add(2, ordering: .acquiringAndReleasing)
     }
 
     /// Whether `generation` is one a seal can be made at: no install was under way.

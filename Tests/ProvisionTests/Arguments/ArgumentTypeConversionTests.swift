@@ -10,6 +10,10 @@ private class ConversionVehicle {}
 private final class ConversionTruck: ConversionVehicle, ConversionShape {}
 /// A conforming struct.
 private struct ConversionSquare: ConversionShape {}
+/// Another protocol.
+private protocol ConversionNamed {}
+/// A class-bound protocol.
+private protocol ConversionObject: AnyObject {}
 
 /// The conversions a request's arguments get: those of a call, decided by the types the arguments are
 /// passed as (see `ArgumentConversion`).
@@ -41,6 +45,34 @@ struct ArgumentTypeConversionTests {
         #expect(!ArgumentConversion.converts(Int.self, to: String.self))
         #expect(!ArgumentConversion.converts(Int.self, to: ConversionVehicle.self))
         #expect(!ArgumentConversion.converts(ConversionVehicle.self, to: Int.self))
+    }
+
+    @Test("existentials: to fewer protocols, to Any, to AnyObject only from classes; never to another protocol")
+    func existentialRules() {
+        #expect(
+            ArgumentConversion.converts((any ConversionShape & ConversionNamed).self, to: (any ConversionShape).self))
+        #expect(
+            !ArgumentConversion.converts((any ConversionShape).self, to: (any ConversionShape & ConversionNamed).self))
+        #expect(!ArgumentConversion.converts((any ConversionShape).self, to: (any ConversionNamed).self))
+        #expect(!ArgumentConversion.converts(Any.self, to: (any ConversionShape).self))
+        #expect(ArgumentConversion.converts((any ConversionObject).self, to: AnyObject.self))
+        #expect(!ArgumentConversion.converts(ConversionSquare.self, to: AnyObject.self))
+        #expect(!ArgumentConversion.converts((any ConversionShape).self, to: AnyObject.self))
+        #expect(!ArgumentConversion.converts(ConversionSquare.self, to: (any ConversionObject).self))
+    }
+
+    @Test("metatypes convert as their instance types do; arrays as their elements")
+    func metatypesAndArrays() {
+        #expect(ArgumentConversion.converts(ConversionTruck.Type.self, to: ConversionVehicle.Type.self))
+        #expect(!ArgumentConversion.converts(ConversionVehicle.Type.self, to: ConversionTruck.Type.self))
+        #expect(ArgumentConversion.converts(Int.Type.self, to: Any.Type.self))
+        #expect(!ArgumentConversion.converts(Any.Type.self, to: Int.Type.self))
+        #expect(ArgumentConversion.converts([Int].self, to: [Int?].self))
+        #expect(!ArgumentConversion.converts([Int?].self, to: [Int].self))
+        #expect(ArgumentConversion.converts([ConversionTruck].self, to: [ConversionVehicle].self))
+        #expect(!ArgumentConversion.converts([Any].self, to: [Int].self))
+        #expect(TypeName.describe(Any.Type.self) == "Any.Type")
+        #expect(TypeName.describe((any ConversionShape.Type).self) == "any ConversionShape.Type")
     }
 
     @Test("existentials are told apart from classes, structs and optionals by their metadata")
