@@ -111,7 +111,7 @@ enum ArgumentConversion {
     private static let existentialMetatypeKind: UInt = 0x306
 
     private static func kind(of type: any Any.Type) -> UInt {
-        unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+        TypeName.metadataKind(of: type)
     }
 
     /// The instance type of a metatype (`Car` for `Car.Type`): the word after its kind.

@@ -255,7 +255,8 @@ enum TypeName {
         name.hasPrefix("any ") || name.hasPrefix("some ") || name.contains("->")
     }
 
-    private static func metadataKind(of type: any Any.Type) -> UInt {
+    /// The kind of `type`'s metadata (0 for a class); shared with `ArgumentConversion`.
+    static func metadataKind(of type: any Any.Type) -> UInt {
         let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
         let kind = metadata.load(as: UInt.self)
         // Class metadata starts with an isa pointer (any value above the last kind) instead of a kind.
