@@ -349,13 +349,21 @@ struct OverrideAnalysis {
         // re-created; the rest of its modules' bindings live in its own original (its parent), and so
         // on. They are all the original's bindings here, re-created like its own when they depend on an
         // override: only the bindings of the first original's parent are leaves.
-        let sources = original.derivationChain
+        //
+        // Each key's node is the first one found along the chain, nearest first, read once for all keys
+        // (looking each key up along the chain made a chain of n derivations cost n^3).
+        var nodes: [BindingKey: any AnyNode] = [:]
+        for source in original.derivationChain {
+            for listed in source.registry.nodes where nodes[listed.key] == nil {
+                nodes[listed.key] = source.registry.retainedNode(for: listed.key)
+            }
+        }
         let leaves = original.moduleParent
-        var queue = sources.flatMap { $0.registry.nodes.map(\.key) }
+        var queue = Array(nodes.keys)
         while let key = queue.popLast() {
             guard visited.insert(key).inserted else { continue }
             let dependencies: [BindingKey]?
-            if let node = sources.lazy.compactMap({ $0.registry.retainedNode(for: key) }).first {
+            if let node = nodes[key] {
                 if node.isJustInTime { justInTime.insert(key) }
                 dependencies = (node as? any ReachingNode)?.dependenciesReached
             } else if leaves?.hasAnyBinding(for: key) == true {

@@ -121,10 +121,3 @@ func residentBytes() -> Int {
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
-
-/// Whether ThreadSanitizer's or AddressSanitizer's runtime is in this process.
-let sanitizerIsLoaded: Bool = {
-    let program = dlopen(nil, RTLD_NOW)
-    defer { if let program { dlclose(program) } }
-    return dlsym(program, "__tsan_init") != nil || dlsym(program, "__asan_init") != nil
-}()
