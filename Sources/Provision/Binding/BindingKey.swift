@@ -49,7 +49,25 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
     /// key as `any Plugin (multibinding element)`, and the key of one of several bindings of a type that
     /// differ by their arguments as `any Animal with arguments (String, Int)`.
     public var description: String {
+        described(typeName: TypeName.describe(type))
+    }
+
+    /// The key as one step of a resolution path (`App -> Store -> any DB`): its ``description``, with a
+    /// function type in parentheses, so that its arrow doesn't read as one of the path's
+    /// (`Feed -> (@Sendable (Int) async throws -> String)`). (Found by hunt 26B.)
+    var pathStep: String {
         let typeName = TypeName.describe(type)
+        return described(typeName: TypeName.isFunction(typeName) ? "(\(typeName))" : typeName)
+    }
+
+    /// `keys` as a resolution path, outermost first: their ``pathStep``s joined by arrows (a path of
+    /// one key is its ``description``: no arrow of the path's to tell apart).
+    static func path(_ keys: some Collection<BindingKey>) -> String {
+        guard keys.count > 1 else { return keys.first?.description ?? "" }
+        return keys.map(\.pathStep).joined(separator: " -> ")
+    }
+
+    private func described(typeName: String) -> String {
         guard let name else { return typeName }
         if Binder.isElementKey(self) { return "\(typeName) (multibinding element)" }
         if let (signature, own) = ArgumentVariants.parts(of: self) {

@@ -223,8 +223,10 @@ enum TypeName {
         var result = ""
         result.reserveCapacity(reflected.utf8.count)
         func append(_ word: Substring) {
-            // A word that starts with a dot follows a parenthesized type (`((Int) -> ()).Type`).
-            guard !word.hasPrefix("."), let dot = word.firstIndex(of: ".") else {
+            // A word that starts with a dot follows a parenthesized type (`((Int) -> ()).Type`). The
+            // runtime spells `Any`'s metatype without a module (`Any.Type`, `Any.Protocol`), so its
+            // first part is no module. (Found by hunt 26B: `Box<Any.Type>` was spelled `Box<Type>`.)
+            guard !word.hasPrefix("."), !word.hasPrefix("Any."), let dot = word.firstIndex(of: ".") else {
                 result += word
                 return
             }
@@ -253,6 +255,24 @@ enum TypeName {
     /// (`any Store`) or a function type (`() -> Int`).
     fileprivate static func needsParentheses(_ name: String) -> Bool {
         name.hasPrefix("any ") || name.hasPrefix("some ") || name.contains("->")
+    }
+
+    /// Whether a type's name is a function type's: an arrow outside any brackets (`(Int) -> String`,
+    /// `@Sendable () async throws -> Int`, not `Box<() -> Int>` or `(() -> Int)?`).
+    static func isFunction(_ name: String) -> Bool {
+        var depth = 0
+        var previous: Character = " "
+        for character in name {
+            switch character {
+            case "(", "<", "[": depth += 1
+            case ")", "]": depth -= 1
+            case ">" where previous != "-": depth -= 1
+            case ">" where depth == 0: return true
+            default: break
+            }
+            previous = character
+        }
+        return false
     }
 
     /// The kind of `type`'s metadata (0 for a class); shared with `ArgumentConversion`.

@@ -189,7 +189,7 @@ extension ProvisionError {
     static func crossThreadCycle(_ key: BindingKey, path: [BindingKey], otherThreads: [[BindingKey]])
         -> ProvisionError
     {
-        let others = otherThreads.map { $0.map(\.description).joined(separator: " -> ") }
+        let others = otherThreads.map { BindingKey.path($0) }
         let subject = others.count == 1 ? "the other thread's path" : "the other threads' paths"
         return ProvisionError(
             code: .cycle,
@@ -276,6 +276,6 @@ extension ProvisionError {
         }
         guard let closing else { return nil }
         if cycle.count > 1, cycle.last != closing { cycle = [closing] }
-        return cycle.reversed().map(\.description).joined(separator: " -> ")
+        return BindingKey.path(cycle.reversed())
     }
 }

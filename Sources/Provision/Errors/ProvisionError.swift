@@ -170,9 +170,10 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         return self
     }
 
-    /// The path in Swift syntax, outermost first: `App -> Checkout -> any PaymentGateway`.
+    /// The path in Swift syntax, outermost first: `App -> Checkout -> any PaymentGateway`. In a path of
+    /// several keys, a function type is in parentheses: `Feed -> (@Sendable (Int) async -> String)`.
     public var pathDescription: String {
-        path.map(\.description).joined(separator: " -> ")
+        BindingKey.path(path)
     }
 
     /// Returns this error with `key` recorded as the request that led to it.
@@ -217,7 +218,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
             first = [storage.branch?.rootKey ?? own[own.count - 1]]
         }
         let omitted = "... (\(count - first.count - last.count) more)"
-        return (first.map(\.description) + [omitted] + last.map(\.description)).joined(separator: " -> ")
+        return (first.map(\.pathStep) + [omitted] + last.map(\.pathStep)).joined(separator: " -> ")
     }
 
     /// How many keys a shortened path shows at its long end (see ``shortPathDescription``).
@@ -238,7 +239,7 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
             // Thousands of keys long: the depth, and the start of the path, which shows the chain.
             let path = self.path
             text += "\n  depth: \(path.count) nested requests"
-            let start = path.prefix(Self.depthPathPrefix).map(\.description).joined(separator: " -> ")
+            let start = BindingKey.path(path.prefix(Self.depthPathPrefix))
             text += "\n  path: \(start)\(path.count > Self.depthPathPrefix ? " -> ..." : "")"
         } else if pathCount > 0 {
             text += "\n  path: \(pathDescription)"

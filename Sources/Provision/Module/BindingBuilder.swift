@@ -164,8 +164,14 @@ extension BindingBuilder where T: Sendable {
     /// sources (plugins, configuration). A value that is not a `T` makes creating the injector throw
     /// ``ProvisionError/Code/typeMismatch``, naming both types.
     ///
+    /// The value is `any Sendable`, not `Any`: every thread shares it. (A parameter of type `Any` also
+    /// took a trailing closure, `toInstance { ... }`, meant for `toInstance(_:)` when the bound type is
+    /// an `async` function type: the compiler preferred the synchronous closure as an `Any`, which
+    /// then failed at run time. Found by hunt 26B.) A value held as `Any` converts with
+    /// `value as? any Sendable`.
+    ///
     /// - Parameter value: The value; it must be a `T`.
-    public func toInstance(checking value: Any) {
+    public func toInstance(checking value: any Sendable) {
         guard let instance = value as? T else {
             binder.record(
                 ProvisionError.typeMismatch(
