@@ -17,7 +17,9 @@
 ///
 /// Arguments are checked against the declaration when the request is made, and converted as a call
 /// would convert them: a `String` where `String?` is declared, an instance of a subclass where its class
-/// is, a value where a protocol it conforms to is. A wrong count or type throws
+/// is, a value where a protocol it conforms to is. A literal is not converted: the request's parameters
+/// have no declared types to give it, so it takes its default type (`arguments: 7` passes an `Int`;
+/// write `7.0` or `7 as Double` where `Double` is declared). A wrong count or type throws
 /// ``ProvisionError/Code/argumentMismatch`` naming both signatures. A request without arguments (or a
 /// dependency on the type) uses the declared defaults, and fails with
 /// ``ProvisionError/Code/argumentMismatch`` when there are none. Arguments only matter when an

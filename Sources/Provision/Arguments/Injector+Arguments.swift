@@ -234,14 +234,26 @@ extension Injector {
             reason = "its binding takes no arguments"
         } else if matchCount == 0 {
             reason =
-                lists.count == 1
-                ? "the arguments don't match the declared ones, nor convert to them"
-                : "the arguments are none of the declared lists, nor convert to one"
+                (lists.count == 1
+                    ? "the arguments don't match the declared ones, nor convert to them"
+                    : "the arguments are none of the declared lists, nor convert to one")
+                + Self.literalNote(given: factory.signature)
         } else {
             reason = "the arguments convert to \(matchCount) of the declared lists; pass them as one list's types"
         }
         return ProvisionError.argumentMismatch(
             key, expected: Injector.alternatives(lists), given: factory.signature, reason: reason)
+    }
+
+    /// What a mismatch says when the given types include a literal's default type: the request's
+    /// arguments have no declared types to give a literal, so `7` is an `Int` even where `Double` is
+    /// declared. (Found by hunt 27B.)
+    static func literalNote(given signature: String) -> String {
+        let words = signature.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }
+        let literalTypes: Set<Substring> = ["Int", "Double", "String", "Bool"]
+        guard words.contains(where: literalTypes.contains) else { return "" }
+        return " (a literal argument takes its default type, as in `let x = 7`: 7 is an Int, 7.5 a Double, "
+            + "\"a\" a String; write 7 as Double, or 7.0, where another type is declared)"
     }
 
     /// The binding a request for `key` with `factory`'s argument types goes to: the key's primary

@@ -4,7 +4,15 @@ extension ProvisionError {
     @usableFromInline
     static func notBound(_ key: BindingKey, path: [BindingKey]) -> ProvisionError {
         let hint: String
-        if let name = key.name {
+        if key.type == Resolver.self {
+            // A Resolver can't be bound (its initializer is internal): a constructor or closure of
+            // several parameters took one for a dependency. (Found by hunt 27B: the hint said to bind it.)
+            hint =
+                "a Resolver can't be bound: the injector passes one to a closure binding whose only parameter "
+                + "is a Resolver, to { resolver in ... }, or whose first one is, after the arguments declared "
+                + "with withArguments(...).to { resolver, ... in ... }; every parameter of any other "
+                + "function is resolved as a dependency"
+        } else if let name = key.name {
             hint =
                 "bind it with binder.bind(\(TypeName.metatypeExpression(key.type)), named: \"\(name)\").to(...); "
                 + "a named request never falls back to the unnamed binding"

@@ -36,6 +36,12 @@ public struct BindingBuilder<T> {
     // resolution prefers them to the pack form, which takes every other arity.
 
     /// Binds to a function with no parameters. See ``to(_:)``.
+    ///
+    /// Disfavored: where `Type.init` names both a parameterless initializer and one that takes
+    /// dependencies (`to(Car.init)` with `init()` and `init(engine:)`), the binding takes the one the
+    /// injector fills, instead of silently building with `init()`. (Found by hunt 27B.) Name the
+    /// initializer, `to(Car.init(engine:))`, where several take parameters.
+    @_disfavoredOverload
     @inlinable
     @discardableResult
     public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
