@@ -58,7 +58,7 @@ extension Recipe {
                     do {
                         return try await body(resolver)
                     } catch {
-                        throw ProvisionError.thrown(by: key, error)
+                        throw ProvisionError.thrown(by: key, consume error)
                     }
                 }
             )

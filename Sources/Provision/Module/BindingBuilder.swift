@@ -37,11 +37,10 @@ public struct BindingBuilder<T> {
 
     /// Binds to a function with no parameters. See ``to(_:)``.
     ///
-    /// Disfavored: where `Type.init` names both a parameterless initializer and one that takes
-    /// dependencies (`to(Car.init)` with `init()` and `init(engine:)`), the binding takes the one the
-    /// injector fills, instead of silently building with `init()`. (Found by hunt 27B.) Name the
-    /// initializer, `to(Car.init(engine:))`, where several take parameters.
-    @_disfavoredOverload
+    /// Where a type has several initializers, name the one to bind, `to(Car.init(engine:))`: a bare
+    /// `to(Car.init)` takes `init()` when there is one, the compiler preferring this overload to the
+    /// generic ones, and the binding then depends on nothing. (Found by hunt 27B; a parameterless form
+    /// made `@_disfavoredOverload` loses to the one-parameter form with a `Void` parameter instead.)
     @inlinable
     @discardableResult
     public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {

@@ -89,7 +89,7 @@ extension KeyedStep {
     /// What the factory threw, as ``ProvisionError/Code/factoryFailed`` for this step's key (or a
     /// Provision error the factory passed on, with the key on its path).
     @usableFromInline @inline(never)
-    func factoryFailed(_ error: any Error) -> ProvisionError {
-        ProvisionError.thrown(by: key, error)
+    func factoryFailed(_ error: consuming any Error) -> ProvisionError {
+        ProvisionError.thrown(by: key, consume error)
     }
 }

@@ -208,7 +208,7 @@ final class Node<T>: AnyNode {
         do {
             value = try directFactory()
         } catch {
-            throw ProvisionError.thrown(by: key, error)
+            throw ProvisionError.thrown(by: key, consume error)
         }
         // The class word is set only for a `T` that is a reference (see `enableDirectConstruction`): a
         // non-zero word says so without `T`'s metadata, which `TypeShape.isReference(T.self)` asked for

@@ -140,14 +140,14 @@ struct PlanReference<T>: Sendable {
                     do {
                         return try node.directFactory()
                     } catch {
-                        throw ProvisionError.thrown(by: node.key, error)
+                        throw ProvisionError.thrown(by: node.key, consume error)
                     }
                 }
                 let value: T
                 do {
                     value = try node.directFactory()
                 } catch {
-                    throw ProvisionError.thrown(by: node.key, error)
+                    throw ProvisionError.thrown(by: node.key, consume error)
                 }
                 if TypeShape.classWord(of: value) != node.directClass.load(ordering: .relaxed) {
                     try node.injectDirectlyBuilt(unsafeBitCast(value, to: AnyObject.self), context)

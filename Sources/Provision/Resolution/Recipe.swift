@@ -158,7 +158,7 @@ extension Recipe {
         do {
             return try body()
         } catch {
-            throw ProvisionError.thrown(by: key, error)
+            throw ProvisionError.thrown(by: key, consume error)
         }
     }
 
@@ -297,7 +297,7 @@ extension Recipe {
                             do {
                                 return try body(resolver)
                             } catch {
-                                throw ProvisionError.thrown(by: key, error)
+                                throw ProvisionError.thrown(by: key, consume error)
                             }
                         }
                     )
