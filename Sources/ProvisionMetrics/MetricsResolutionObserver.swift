@@ -1,6 +1,5 @@
 public import CoreMetrics
 public import Provision
-import Synchronization
 
 /// Reports an injector's builds, failures, waits and cycle errors as swift-metrics counters and timers.
 ///
@@ -120,19 +119,21 @@ public final class MetricsResolutionObserver: ResolutionObserver {
             guard let error = event.error else { return }
             // The request fails here, at the singleton it waited for, though it ran no build of it.
             countFailure(error, of: event.key)
-            BuildFrame.current?.markFailureCounted()
+            BuildFrame.current?.markCounted(error)
         case .linkFailed:
             guard let error = event.error else { return }
             // The request failed here; a build it ran inside fails because of it.
             countFailure(error, of: event.key)
-            BuildFrame.current?.markFailureCounted()
+            BuildFrame.current?.markCounted(error)
         default:
             break
         }
     }
 
     /// Records one build's outcome: a success counted and timed, a failure counted when it started in
-    /// this build (no build inside it, and no link, counted one already).
+    /// this build (no build inside it, and no link, counted that same failure already: a failure the
+    /// build's factory recovered from, before failing for a reason of its own, doesn't hide that
+    /// reason; found by hunt 27A).
     private func record(
         _ result: Result<Void, ProvisionError>,
         of key: BindingKey,
@@ -147,8 +148,8 @@ public final class MetricsResolutionObserver: ResolutionObserver {
         case .success:
             counter(builds, dimensions).increment()
         case .failure(let error):
-            if !frame.failureCounted { countFailure(error, of: key) }
-            enclosing?.markFailureCounted()
+            if !frame.counted(error) { countFailure(error, of: key) }
+            enclosing?.markCounted(error)
         }
     }
 
@@ -202,18 +203,29 @@ private struct MetricKey: Hashable, Sendable {
     }
 }
 
-/// One build in progress in the current task (or thread): whether a failure inside it was counted
-/// already, by a nested build or a link.
+/// One build in progress in the current task (or thread): the failures inside it counted already, by
+/// a nested build, a wait or a link. A failure is known by where it started: its key and code, which a
+/// failure keeps as it propagates (each level adds its key to the path only).
 private final class BuildFrame: Sendable {
     @TaskLocal static var current: BuildFrame?
 
-    private let counted = Atomic<Bool>(false)
-
-    var failureCounted: Bool {
-        counted.load(ordering: .relaxed)
+    private struct Origin: Equatable {
+        let key: BindingKey?
+        let code: ProvisionError.Code
     }
 
-    func markFailureCounted() {
-        counted.store(true, ordering: .relaxed)
+    /// Protects the origins; held for one append or scan, with no other lock taken under it.
+    private let origins = Locked<[Origin]>([])
+
+    /// Whether `error` is a failure counted already inside this build.
+    func counted(_ error: ProvisionError) -> Bool {
+        let origin = Origin(key: error.key, code: error.code)
+        return origins.withLock { $0.contains(origin) }
+    }
+
+    /// Records that `error`, which this build may pass on, was counted.
+    func markCounted(_ error: ProvisionError) {
+        let origin = Origin(key: error.key, code: error.code)
+        origins.withLock { if !$0.contains(origin) { $0.append(origin) } }
     }
 }

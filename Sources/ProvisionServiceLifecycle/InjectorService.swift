@@ -140,6 +140,16 @@ public struct InjectorService: Service, CustomStringConvertible {
     ///   when a stop hook or a disposal failed). A shutdown error that follows an earlier failure is
     ///   logged, not thrown.
     public func run() async throws {
+        // The services this run's injector starts (in its start, or later, in a request made inside
+        // this run) are tagged with the run, so that it watches its own services' exits only.
+        let token = InjectorServiceRun()
+        try await InjectorServiceRun.$current.withValue(ObjectIdentifier(token)) {
+            try await run(as: ObjectIdentifier(token))
+        }
+        withExtendedLifetime(token) {}
+    }
+
+    private func run(as run: ObjectIdentifier) async throws {
         // The early exits so far belong to earlier runs that shared an adapter: this run watches the ones
         // from its own start on.
         let adapters = injector.configuration.lifecycleAdapters.compactMap { $0 as? ServiceLifecycleAdapter }
@@ -155,7 +165,7 @@ public struct InjectorService: Service, CustomStringConvertible {
 
         let outcome: Result<Void, any Error>
         do {
-            try await runServices(watching: Array(zip(adapters, baselines)))
+            try await runServices(watching: Array(zip(adapters, baselines)), as: run)
             outcome = .success(())
         } catch {
             outcome = .failure(error)
@@ -176,7 +186,9 @@ public struct InjectorService: Service, CustomStringConvertible {
     /// A `Service` singleton that the injector runs (``ServiceLifecycleAdapter``) and that ends before
     /// the injector stops it ends this too: the nested services are cancelled, and this throws
     /// ``ServiceExitedEarly``.
-    private func runServices(watching adapters: [(ServiceLifecycleAdapter, Int)]) async throws {
+    private func runServices(watching adapters: [(ServiceLifecycleAdapter, Int)], as run: ObjectIdentifier)
+        async throws
+    {
         let services = try await makeServices(injector)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [logger] in
@@ -191,7 +203,9 @@ public struct InjectorService: Service, CustomStringConvertible {
             }
             for (adapter, baseline) in adapters {
                 group.addTask {
-                    if let exit = await adapter.firstEarlyExit(after: baseline) { throw exit }
+                    // Nil: cancelled. Thrown, so that a cancelled run ends with CancellationError
+                    // whichever child ends first.
+                    throw await adapter.firstEarlyExit(after: baseline, of: run) ?? CancellationError()
                 }
             }
             // The first child to end decides: the nested services (the watchers then end, cancelled), or
@@ -218,4 +232,11 @@ public struct InjectorService: Service, CustomStringConvertible {
             )
         }
     }
+}
+
+/// The identity of one ``InjectorService/run()``: its services' early exits carry it (see
+/// ``ServiceLifecycleAdapter``).
+final class InjectorServiceRun: Sendable {
+    /// The run whose task (or a task it made) is running, if any.
+    @TaskLocal static var current: ObjectIdentifier?
 }

@@ -12,6 +12,8 @@ final class RunningService: Sendable {
         var group: ServiceGroup?
         var task: Task<Void, any Error>?
         var isStopping = false
+        /// The ``InjectorService`` run whose injector started the service, if any.
+        var run: ObjectIdentifier?
     }
 
     private let service: any Service
@@ -28,6 +30,10 @@ final class RunningService: Sendable {
     /// Calls the service's `run()` in a task of its own; returns once `run()` was entered (or the
     /// service's group ended without entering it).
     func start() async {
+        // Read here, in the injector's start (or the request that built the service late), which runs
+        // inside the InjectorService run, if any: the detached task below doesn't inherit it.
+        let run = InjectorServiceRun.current
+        state.withLock { $0.run = run }
         let entered = RunEntered()
         let ran = Locked<Result<Void, any Error>?>(nil)
         let group = ServiceGroup(
@@ -78,11 +84,11 @@ final class RunningService: Sendable {
 
     /// The service's group ended: an early exit unless the injector was stopping it.
     private func ended(_ outcome: Result<Void, any Error>, service: any Service) {
-        let wasStopping = state.withLock { $0.isStopping }
+        let (wasStopping, run) = state.withLock { ($0.isStopping, $0.run) }
         guard !wasStopping else { return }
         var error: (any Error)?
         if case .failure(let failure) = outcome { error = failure }
-        adapter.exitedEarly(ServiceExitedEarly(service: "\(service)", error: error))
+        adapter.exitedEarly(ServiceExitedEarly(service: "\(service)", error: error), run: run)
     }
 }
 

@@ -33,9 +33,16 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
     /// The logger of each service's group, and of services that end early.
     public let logger: Logger
 
+    /// A task waiting for an early exit: past the first `after`, of the run `run` (any, when `nil`).
+    private typealias Waiter = (
+        continuation: CheckedContinuation<ServiceExitedEarly?, Never>, after: Int, run: ObjectIdentifier?
+    )
+
     private struct State {
-        var exits: [ServiceExitedEarly] = []
-        var waiters: [Int: CheckedContinuation<ServiceExitedEarly?, Never>] = [:]
+        /// Every early exit, with the ``InjectorService`` run whose injector started the service (`nil`
+        /// when none did).
+        var exits: [(exit: ServiceExitedEarly, run: ObjectIdentifier?)] = []
+        var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
     }
 
@@ -66,7 +73,7 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
     ///
     /// Returns at once when one has ended already.
     public func firstEarlyExit() async -> ServiceExitedEarly? {
-        await firstEarlyExit(after: 0)
+        await firstEarlyExit(after: 0, of: nil)
     }
 
     /// How many services have ended early so far (see ``firstEarlyExit(after:)``).
@@ -74,10 +81,12 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
         state.withLock { $0.exits.count }
     }
 
-    /// ``firstEarlyExit()``, counting only the services that end early after the first `count`: an
-    /// ``InjectorService`` run waits for its own injector's, not for those of an earlier run that used
-    /// the same adapter.
-    func firstEarlyExit(after count: Int) async -> ServiceExitedEarly? {
+    /// ``firstEarlyExit()``, counting only the services that end early after the first `count`, and,
+    /// for an ``InjectorService`` run (`run`), only those its own injector started (or that no run
+    /// started): a run waits for its own injector's exits, not for those of an earlier run, nor of
+    /// another injector's run that shares the adapter (a parent and its child share their
+    /// configuration). (Found by hunt 27A: one injector's crashing service ended another's run.)
+    func firstEarlyExit(after count: Int, of run: ObjectIdentifier?) async -> ServiceExitedEarly? {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
@@ -85,34 +94,48 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let exit = state.withLock { state -> ServiceExitedEarly?? in
-                    if state.exits.count > count { return .some(state.exits[count]) }
+                    if let found = Self.first(in: state.exits, after: count, of: run) { return .some(found) }
                     // Cancelled before the continuation existed: the handler found nothing to resume.
                     if Task.isCancelled { return .some(nil) }
-                    state.waiters[id] = continuation
+                    state.waiters[id] = (continuation, count, run)
                     return nil
                 }
                 if let exit { continuation.resume(returning: exit) }
             }
         } onCancel: {
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume(returning: nil)
+            waiter?.continuation.resume(returning: nil)
         }
     }
 
-    /// Records a service that ended before it was stopped, and wakes the waiters.
-    func exitedEarly(_ exit: ServiceExitedEarly) {
+    /// The first exit past `count` that a waiter for `run` sees: its run's, or one no run started.
+    private static func first(
+        in exits: [(exit: ServiceExitedEarly, run: ObjectIdentifier?)], after count: Int, of run: ObjectIdentifier?
+    ) -> ServiceExitedEarly? {
+        guard exits.count > count else { return nil }
+        return exits[count...].first { run == nil || $0.run == nil || $0.run == run }?.exit
+    }
+
+    /// Records a service that ended before it was stopped (started by the ``InjectorService`` run
+    /// `run`, if any), and wakes the waiters that see it.
+    func exitedEarly(_ exit: ServiceExitedEarly, run: ObjectIdentifier?) {
         logger.error(
             "A service run by the injector ended before the injector stopped it",
             metadata: [
                 "provision.service": "\(exit.service)", "provision.error": "\(exit.error.map { "\($0)" } ?? "none")",
             ]
         )
-        let waiters = state.withLock { state in
-            state.exits.append(exit)
-            defer { state.waiters = [:] }
-            return state.waiters.values
+        let woken = state.withLock { state in
+            state.exits.append((exit, run))
+            var woken: [(CheckedContinuation<ServiceExitedEarly?, Never>, ServiceExitedEarly)] = []
+            for (id, waiter) in state.waiters {
+                guard let found = Self.first(in: state.exits, after: waiter.after, of: waiter.run) else { continue }
+                woken.append((waiter.continuation, found))
+                state.waiters[id] = nil
+            }
+            return woken
         }
-        for waiter in waiters { waiter.resume(returning: exit) }
+        for (continuation, found) in woken { continuation.resume(returning: found) }
     }
 }
 
