@@ -142,11 +142,12 @@ public struct InjectorService: Service, CustomStringConvertible {
     public func run() async throws {
         // The services this run's injector starts (in its start, or later, in a request made inside
         // this run) are tagged with the run, so that it watches its own services' exits only.
+        // The token lives until the run ends, on every path: its identity can't be reused meanwhile.
         let token = InjectorServiceRun()
+        defer { withExtendedLifetime(token) {} }
         try await InjectorServiceRun.$current.withValue(ObjectIdentifier(token)) {
             try await run(as: ObjectIdentifier(token))
         }
-        withExtendedLifetime(token) {}
     }
 
     private func run(as run: ObjectIdentifier) async throws {
