@@ -33,10 +33,9 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
     /// The logger of each service's group, and of services that end early.
     public let logger: Logger
 
-    /// A task waiting for an early exit: past the first `after`, of the run `run` (any, when `nil`).
-    private typealias Waiter = (
-        continuation: CheckedContinuation<ServiceExitedEarly?, Never>, after: Int, run: ObjectIdentifier?
-    )
+    /// A task waiting for an early exit of the run `run` (any, when `nil`), past those it saw when it
+    /// started waiting.
+    private typealias Waiter = (continuation: CheckedContinuation<ServiceExitedEarly?, Never>, run: ObjectIdentifier?)
 
     private struct State {
         /// Every early exit, with the ``InjectorService`` run whose injector started the service (`nil`
@@ -97,7 +96,7 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
                     if let found = Self.first(in: state.exits, after: count, of: run) { return .some(found) }
                     // Cancelled before the continuation existed: the handler found nothing to resume.
                     if Task.isCancelled { return .some(nil) }
-                    state.waiters[id] = (continuation, count, run)
+                    state.waiters[id] = (continuation, run)
                     return nil
                 }
                 if let exit { continuation.resume(returning: exit) }
@@ -113,7 +112,13 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
         in exits: [(exit: ServiceExitedEarly, run: ObjectIdentifier?)], after count: Int, of run: ObjectIdentifier?
     ) -> ServiceExitedEarly? {
         guard exits.count > count else { return nil }
-        return exits[count...].first { run == nil || $0.run == nil || $0.run == run }?.exit
+        return exits[count...].first { sees(run, $0.run) }?.exit
+    }
+
+    /// Whether a waiter for `run` (any run, when `nil`) sees an exit of a service started by `started`
+    /// (by no run, when `nil`).
+    private static func sees(_ run: ObjectIdentifier?, _ started: ObjectIdentifier?) -> Bool {
+        run == nil || started == nil || started == run
     }
 
     /// Records a service that ended before it was stopped (started by the ``InjectorService`` run
@@ -127,15 +132,15 @@ public final class ServiceLifecycleAdapter: LifecycleAdapter, Sendable {
         )
         let woken = state.withLock { state in
             state.exits.append((exit, run))
-            var woken: [(CheckedContinuation<ServiceExitedEarly?, Never>, ServiceExitedEarly)] = []
-            for (id, waiter) in state.waiters {
-                guard let found = Self.first(in: state.exits, after: waiter.after, of: waiter.run) else { continue }
-                woken.append((waiter.continuation, found))
+            // A waiter found no exit it sees when it registered: this one is the only one it can see.
+            var woken: [CheckedContinuation<ServiceExitedEarly?, Never>] = []
+            for (id, waiter) in state.waiters where Self.sees(waiter.run, run) {
+                woken.append(waiter.continuation)
                 state.waiters[id] = nil
             }
             return woken
         }
-        for (continuation, found) in woken { continuation.resume(returning: found) }
+        for continuation in woken { continuation.resume(returning: exit) }
     }
 }
 
