@@ -217,10 +217,10 @@ struct Hunt27AMetricsTests {
             "the request failed in Hunt27AService's factory but is counted under no binding of its own")
     }
 
-    /// Known issue, kept (found by hunt 27A), and documented on `ResolutionObserver`: the exporter's own
-    /// `built` event is delivered inside its build (a singleton is stored after the hook returns), so
-    /// the observer's lookup of it there is a re-entry, reported as a cycle (`Hunt27AAudit depends on
-    /// itself`); no deadlock, and the outer request succeeds.
+    /// Found by hunt 27A, fixed: the exporter's own `built` event was delivered inside its build before
+    /// the singleton was stored, so the observer's lookup of it there was a re-entry, reported as a cycle
+    /// (`Hunt27AAudit depends on itself`). An observed singleton build now publishes the instance before
+    /// the hook's build returns (`Node.observing(_:publishingIn:)`).
     ///
     /// A user expects (ResolutionObserver: "Events are delivered ... with no Provision lock held, so an
     /// observer may resolve from the injector") that an observer that looks up a singleton of the same
@@ -262,10 +262,8 @@ struct Hunt27AMetricsTests {
         #expect(finished.wait(timeout: .now() + 5) == .success, "the request deadlocked in its own observer")
         #expect(requested.withLock { $0 })
         let exporter = ObjectIdentifier(try injector.get(Hunt27AAudit.self))
-        withKnownIssue("an observer can't resolve the binding whose build it observes") {
-            #expect(observer.errors.withLock { $0 } == [])
-            #expect(observer.seen.withLock { $0 } == [exporter, exporter])
-        }
+        #expect(observer.errors.withLock { $0 } == [])
+        #expect(observer.seen.withLock { $0 } == [exporter, exporter])
     }
 
     /// A user expects (`provision_build_failures_total`: a request counted once "by the binding where it

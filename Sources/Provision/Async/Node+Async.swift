@@ -159,17 +159,18 @@ extension Node {
     /// suspending while another request builds it.
     @usableFromInline
     func scopedAsync(_ inner: AsyncPlan<T>) -> AsyncPlan<T> {
-        let inner = observingAsync(inner)
         switch scope.kind {
         case .transient:
-            return inner
+            return observingAsync(inner)
         case .singleton:
-            guard let cell, !cell.isPrebuilt else { return inner }
+            guard let cell, !cell.isPrebuilt else { return observingAsync(inner) }
+            let inner = observingAsync(inner, publishingIn: cell)
             return AsyncPlan { context throws(ProvisionError) in
                 if let value = cell.value { return value }
                 return try await cell.buildAsync(context, using: inner.make)
             }
         case .scoped:
+            let inner = observingAsync(inner)
             let key = self.key
             let id = ObjectIdentifier(self)
             let cellType = InstanceCell<T>.self

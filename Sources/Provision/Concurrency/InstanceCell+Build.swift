@@ -81,12 +81,44 @@ extension InstanceCell {
     /// Throws `shutDown` when the instance was refused (see ``publish(_:)``): the build fails, for its
     /// waiters too.
     private func finish(built value: T, gate: SingletonGate, in host: any GateHost) throws(ProvisionError) {
+        // Published already by an observed build (see `publishWithinBuild`).
+        if box.load(ordering: .acquiring) != 0 {
+            finish(.built, gate: gate, in: host)
+            return
+        }
         announcePublishing()
         if let refused = publish(value) {
             finish(.failed(refused), gate: gate, in: host)
             throw refused
         }
         finish(.built, gate: gate, in: host)
+    }
+
+    /// Publishes a singleton's instance from inside its build, before the build returns to the cell: for
+    /// a build run through a ``ResolutionObserver``'s hook, so that the observer finds the instance
+    /// served when the hook's build returns (see `Node.observing(_:publishingIn:)`). The cell's gate stays
+    /// installed until the build returns: ``finish(built:gate:in:)`` then only ends the gate.
+    ///
+    /// Called by the thread (or task) holding the gate, the cell's only writer, once per build.
+    ///
+    /// - Throws: `shutDown` when the injector refused the instance (see ``publish(_:)``): the build
+    ///   fails with it, and its observer sees the failure.
+    @usableFromInline
+    func publishWithinBuild(_ value: T) throws(ProvisionError) {
+        announcePublishing()
+        if let refused = publish(value) { throw refused }
+    }
+
+    /// Ends a build that failed: with its error, or as built when its instance was published already
+    /// and the failure came afterwards (an observer's hook that threw after its build returned, against
+    /// ``ResolutionObserver/observeBuild(of:scope:_:)``'s contract): the published instance is the
+    /// singleton, served to every later request, so the waiters take it too.
+    private func finish(failed error: ProvisionError, gate: SingletonGate, in host: any GateHost) {
+        if box.load(ordering: .acquiring) != 0 {
+            finish(.built, gate: gate, in: host)
+        } else {
+            finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
+        }
     }
 
     /// The schedule probe's step before a publication (see ``ScheduleProbe``).
@@ -215,7 +247,7 @@ extension InstanceCell {
                 do throws(ProvisionError) {
                     value = try make(factoryContext(context, gate: gate))
                 } catch {
-                    finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
+                    finish(failed: error, gate: gate, in: host)
                     throw error
                 }
                 try finish(built: value, gate: gate, in: host)
@@ -281,7 +313,7 @@ extension InstanceCell {
                     try finish(built: value, gate: gate, in: host)
                     return value
                 case .failure(let error):
-                    finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
+                    finish(failed: error, gate: gate, in: host)
                     throw error
                 }
             }

@@ -17,6 +17,29 @@ extension Node {
         }
     }
 
+    /// ``observing(_:)`` for a singleton's build, which publishes the instance in `cell` inside the
+    /// observed build, as soon as it is made: when the build hook returns (and the default hook
+    /// delivers its `built` event), the singleton is served from its cell, so an observer that resolves
+    /// it there gets it instead of re-entering its build (a false cycle). The cell's gate is still held:
+    /// only the thread that builds publishes (see ``InstanceCell/publishWithinBuild(_:)``). (Found by
+    /// hunt 27A: an exporter resolved in its own `built` event failed with a cycle.)
+    ///
+    /// A scoped instance is published when its scope's close handshake accepts it, after the build
+    /// (see `ServiceScope.build`); the observer's events can't resolve it anyway, having no scope.
+    @usableFromInline
+    func observing(_ plan: Plan<T>, publishingIn cell: InstanceCell<T>) -> Plan<T> {
+        guard let observer = injector.configuration.observer else { return plan }
+        let key = self.key
+        let scope = self.scope
+        return Plan { context throws(ProvisionError) in
+            try observer.observeBuild(of: key, scope: scope) { () throws(ProvisionError) in
+                let value = try plan.make(context)
+                try cell.publishWithinBuild(value)
+                return value
+            }
+        }
+    }
+
     /// The async counterpart of ``observing(_:)``, for bindings whose construction awaits.
     func observingAsync(_ plan: AsyncPlan<T>) -> AsyncPlan<T> {
         guard let observer = injector.configuration.observer else { return plan }
@@ -25,6 +48,20 @@ extension Node {
         return AsyncPlan { context throws(ProvisionError) in
             try await observer.observeAsyncBuild(of: key, scope: scope) { () async throws(ProvisionError) in
                 try await plan.make(context)
+            }
+        }
+    }
+
+    /// The async counterpart of ``observing(_:publishingIn:)``.
+    func observingAsync(_ plan: AsyncPlan<T>, publishingIn cell: InstanceCell<T>) -> AsyncPlan<T> {
+        guard let observer = injector.configuration.observer else { return plan }
+        let key = self.key
+        let scope = self.scope
+        return AsyncPlan { context throws(ProvisionError) in
+            try await observer.observeAsyncBuild(of: key, scope: scope) { () async throws(ProvisionError) in
+                let value = try await plan.make(context)
+                try cell.publishWithinBuild(value)
+                return value
             }
         }
     }

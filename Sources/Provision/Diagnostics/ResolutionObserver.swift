@@ -22,12 +22,11 @@
 ///
 /// Events are delivered synchronously, on the thread that resolves, with no Provision lock held, so an
 /// observer may resolve from the injector, but it runs inside the request that caused the event: keep
-/// it quick, and make it thread-safe, because several threads report at once. One binding it can't
-/// resolve there: the one being built. A build's hook, and the `built` or `failed` event that the
-/// default hook delivers, run inside that build (a singleton is stored after the hook returns), so
-/// resolving the same binding from them is a re-entry, reported as a
-/// ``ProvisionError/Code/cycle``. An observer that reports to a service of the same injector (an
-/// exporter) resolves it in an event of another binding, or gets it handed when it is made.
+/// it quick, and make it thread-safe, because several threads report at once. A singleton is served
+/// from the moment its build returns inside the hook, so an observer that reports to a singleton of the
+/// same injector (an exporter) may resolve it in any event, the exporter's own `built` event included.
+/// Before that moment, inside the hook's call of the build, resolving the binding being built is a
+/// re-entry, reported as a ``ProvisionError/Code/cycle``.
 ///
 /// What is reported: every value a binding's plan builds (constructors, closures, multibinding
 /// collections, bindings with arguments resolved with their defaults), in the injector whose binding

@@ -347,9 +347,9 @@ final class Node<T>: AnyNode {
     /// first (see `Node+Observation.swift`); without one it is used as it is.
     @inlinable
     func scoped(_ inner: Plan<T>) -> Plan<T> {
-        let inner = observing(inner)
-        if scope.isScoped { return perScope(inner) }
-        guard scope.isSingleton, let cell, !cell.isPrebuilt else { return inner }
+        if scope.isScoped { return perScope(observing(inner)) }
+        guard scope.isSingleton, let cell, !cell.isPrebuilt else { return observing(inner) }
+        let inner = observing(inner, publishingIn: cell)
         // The plan holds the cell, not the node: the node owns the plan, so capturing the node
         // would be a retain cycle.
         return Plan { context throws(ProvisionError) in
