@@ -184,8 +184,10 @@ if !skipsHummingbirdTests {
             dependencies: [
                 "Provision",
                 "ProvisionHummingbird",
+                "ProvisionServiceLifecycle",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         )
     )

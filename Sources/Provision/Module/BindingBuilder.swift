@@ -31,22 +31,12 @@ public struct BindingBuilder<T> {
         return ScopeBuilder(binder: binder, index: index)
     }
 
+    // A function with no parameters takes the pack form with an empty pack: `Recipe.constructor` gives
+    // it the parameterless constructor's recipe (a leaf, which a request may build directly).
+
     // Fixed-arity forms of `to(_:)` for constructors with up to twelve parameters are in
     // `BindingBuilder+Arity.swift` (generated): the same behaviour, faster resolution. Overload
     // resolution prefers them to the pack form, which takes every other arity.
-
-    /// Binds to a function with no parameters. See ``to(_:)``.
-    ///
-    /// Where a type has several initializers, name the one to bind, `to(Car.init(engine:))`: a bare
-    /// `to(Car.init)` takes `init()` when there is one, the compiler preferring this overload to the
-    /// generic ones, and the binding then depends on nothing. (Found by hunt 27B; a parameterless form
-    /// made `@_disfavoredOverload` loses to the one-parameter form with a `Void` parameter instead.)
-    @inlinable
-    @discardableResult
-    public func to(_ factory: @escaping @Sendable () throws -> T) -> ScopeBuilder<T> {
-        binder.setRecipe(Recipe.constructor(factory), at: index)
-        return ScopeBuilder(binder: binder, index: index)
-    }
 
     /// Binds to a closure that resolves what it needs through the given ``Resolver``.
     ///

@@ -210,6 +210,10 @@ extension Recipe {
         for type in repeat (each D).self {
             keys.append(BindingKey(type))
         }
+        // No parameters: a leaf. The expansion below has no element, so it never runs `absent`.
+        if keys.isEmpty {
+            return constructor { () throws -> T in try f(repeat try absent((each D).self)) }
+        }
         return Recipe(
             dependencies: .known(keys),
             link: { pass, node throws(ProvisionError) in
@@ -242,6 +246,13 @@ extension Recipe {
             },
             instance: nil
         )
+    }
+
+    /// A value for an element of an empty pack's expansion, which has none: never called (see
+    /// ``constructor(_:)-(()->T)``'s caller, the pack form with no parameters).
+    @usableFromInline
+    static func absent<D>(_ type: D.Type) throws(ProvisionError) -> D {
+        throw ProvisionError.notBound(BindingKey(type), path: [])
     }
 
     /// Builds the dependency at `index` of a ``ConstructorStepPack``'s plans (a ``PlanReference`` to a

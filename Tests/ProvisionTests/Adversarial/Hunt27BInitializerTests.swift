@@ -140,14 +140,11 @@ struct Hunt27BInitializerTests {
     /// `let make = Car.init` as ambiguous; so does `to(Car.init)` for two initializers of one and two
     /// parameters ("ambiguous use of 'init'").
     ///
-    /// Known issue, kept (found by hunt 27B): documented on the parameterless `to(_:)` (name the
-    /// initializer). Making that overload `@_disfavoredOverload` doesn't fix it: `to(Root.init)` of a
-    /// type with only `init()` then binds the one-parameter form with a `Void` parameter, and fails
-    /// validation with `notBound` for `()`.
-    ///
-    /// The compiler silently picks `init()`: the non-generic `to(_: @Sendable () throws -> T)`
-    /// (BindingBuilder.swift) outranks every generic fixed-arity `to<A>` (BindingBuilder+Arity.swift),
-    /// so the bound engine is never used, the binding declares no dependency, and nothing reports it.
+    /// Found by hunt 27B, fixed: the compiler silently picked `init()`: a non-generic
+    /// `to(_: @Sendable () throws -> T)` outranked every generic fixed-arity `to<A>`, so the bound
+    /// engine was never used. There is no parameterless overload any more: a function without
+    /// parameters takes the pack form with an empty pack, which ranks below the fixed arities, and
+    /// `Recipe.constructor` gives it the parameterless recipe.
     @Test("to(Car.init) with init() and init(engine:) injects the bound engine")
     func overloadedParameterlessInitializer() throws {
         let injector = try Injector(
@@ -156,17 +153,13 @@ struct Hunt27BInitializerTests {
                 binder.bind(Hunt27BCar.self).to(Hunt27BCar.init)
             })
         let car = try injector.get(Hunt27BCar.self)
-        withKnownIssue("to(Type.init) takes init() when there is one") {
-            #expect(car.engine.label == "bound")
-        }
+        #expect(car.engine.label == "bound")
     }
 
     /// The same trap with a struct's memberwise initializer and an `init()` added in an extension: the
     /// user binds `Int` and `String` and writes `to(Settings.init)`.
     ///
-    /// Known issue, kept, as above: `init()` is chosen (port 80, host "default"); the bound values are
-    /// ignored. Same cause as
-    /// above.
+    /// Found by hunt 27B, fixed as above: `init()` was chosen (port 80, host "default").
     @Test("to(Settings.init) with a memberwise init and an extension init() uses the bound values")
     func memberwiseAndParameterless() throws {
         let injector = try Injector(
@@ -176,10 +169,8 @@ struct Hunt27BInitializerTests {
                 binder.bind(Hunt27BSettings.self).to(Hunt27BSettings.init)
             })
         let settings = try injector.get(Hunt27BSettings.self)
-        withKnownIssue("to(Type.init) takes init() when there is one") {
-            #expect(settings.port == 8080)
-            #expect(settings.host == "bound")
-        }
+        #expect(settings.port == 8080)
+        #expect(settings.host == "bound")
     }
 
     /// Two one-parameter initializers, one of them taking a `Resolver`: `to(Type.init)` silently picks
