@@ -54,14 +54,27 @@ enum ArgumentConversion {
         // Unwrapping an optional depends on the value.
         if given is any OptionalType.Type { return false }
         let givenKind = kind(of: given)
+        if kind(of: declared) == extendedExistentialKind {
+            // A protocol with its primary associated types (`any Store<User>`): a concrete type converts
+            // when it conforms with those types, which the value's cast tells, alike for every value of
+            // the type; another existential only when it is the same type. (Found by hunt 28B: a
+            // concrete store was refused.)
+            return Existential(given) == nil && givenKind != extendedExistentialKind
+        }
         if let target = Existential(declared) {
             if let source = Existential(given) { return source.converts(to: target) }
             // A concrete type to a protocol it conforms to (the value's cast tells, alike for every value
             // of the type), or `Any`; to a class-bound one, only a class.
             return !target.isClassBound || (given is AnyObject.Type && givenKind != existentialMetatypeKind)
         }
-        // Opening an existential to a concrete type depends on the value.
-        if Existential(given) != nil { return false }
+        if let source = Existential(given) {
+            // An existential with a superclass constraint (`any Puppy & Audited`) converts to that class
+            // and its superclasses, whatever it holds. (Found by hunt 28B.) Opening any other existential
+            // to a concrete type depends on the value.
+            guard source.superclass != 0, declared is AnyObject.Type else { return false }
+            return Existential.isSubclass(source.superclass, of: unsafeBitCast(declared, to: UInt.self))
+        }
+        if givenKind == extendedExistentialKind { return false }
         switch (givenKind, kind(of: declared)) {
         case (metatypeKind, metatypeKind):
             // A metatype to a metatype: as their instance types convert (a class's to a superclass's).
@@ -109,6 +122,7 @@ enum ArgumentConversion {
     private static let existentialKind: UInt = 0x303
     private static let metatypeKind: UInt = 0x304
     private static let existentialMetatypeKind: UInt = 0x306
+    private static let extendedExistentialKind: UInt = 0x307
 
     private static func kind(of type: any Any.Type) -> UInt {
         TypeName.metadataKind(of: type)
@@ -165,7 +179,22 @@ enum ArgumentConversion {
         /// protocols, no class where this allows any type, and no other superclass.
         func converts(to target: Existential) -> Bool {
             target.protocols.isSubset(of: protocols) && (!target.isClassBound || isClassBound)
-                && (target.superclass == 0 || target.superclass == superclass)
+                && (target.superclass == 0 || Existential.isSubclass(superclass, of: target.superclass))
+        }
+
+        /// Whether the class whose metadata is at `subclass` is the class at `superclass` or inherits
+        /// from it; `false` when `subclass` is 0 (no superclass constraint). (Found by hunt 28B: only
+        /// the same class was accepted.)
+        static func isSubclass(_ subclass: UInt, of superclass: UInt) -> Bool {
+            guard subclass != 0, let target = unsafeBitCast(superclass, to: Any.Type.self) as? AnyClass else {
+                return false
+            }
+            var current: AnyClass? = unsafeBitCast(subclass, to: Any.Type.self) as? AnyClass
+            while let type = current {
+                if ObjectIdentifier(type) == ObjectIdentifier(target) { return true }
+                current = _getSuperclass(type)
+            }
+            return false
         }
     }
 }

@@ -3,6 +3,9 @@
 /// Two keys are equal when they name the same type and the same name. A named key never matches the
 /// unnamed key of the same type: `Headlight` and `Headlight named "left"` are different bindings.
 ///
+/// Types are compared as the runtime sees them, where marker protocols such as `Sendable` don't exist:
+/// `any Logger & Sendable` and `any Logger` are one key, and so are `any Sendable` and `Any`.
+///
 /// A key's description is written in Swift syntax, the way errors print it:
 ///
 /// ```swift
@@ -74,5 +77,17 @@ public struct BindingKey: Hashable, Sendable, CustomStringConvertible {
             return "\(typeName) with arguments \(signature)" + (own.map { " named \"\($0)\"" } ?? "")
         }
         return "\(typeName) named \"\(name)\""
+    }
+}
+
+/// A key reflects as its type's name in Swift syntax and its name: a debugger, `dump(_:)` and test
+/// frameworks that reflect a value (Swift Testing reflects a caught error's stored properties) show
+/// `any Store`, not the runtime's spelling. The runtime can't print some metatypes at all: reflecting
+/// the metatype `any Store<User>.Type` itself crashes the Swift 6.3 runtime, where its name is spelled
+/// from its metadata (see `TypeName+ExtendedExistential.swift`). (Found by hunt 28B.)
+extension BindingKey: CustomReflectable {
+    /// The key's type, spelled in Swift syntax, and its name.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["type": TypeName.describe(type), "name": name as Any], displayStyle: .struct)
     }
 }

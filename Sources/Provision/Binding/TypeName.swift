@@ -8,6 +8,7 @@
 enum TypeName {
     /// Metadata kinds from the Swift ABI (`MetadataKind` in the runtime's `MetadataValues.h`).
     private static let existentialKind: UInt = 0x303
+    private static let metatypeKind: UInt = 0x304
     private static let existentialMetatypeKind: UInt = 0x306
     private static let extendedExistentialKind: UInt = 0x307
 
@@ -23,27 +24,36 @@ enum TypeName {
         if let dictionary = type as? any DictionaryType.Type {
             return "[\(describe(dictionary.keyType)): \(describe(dictionary.valueType))]"
         }
-        let name = qualifiedName(of: type)
         switch metadataKind(of: type) {
+        case extendedExistentialKind where extendedExistentialMetatypeName(of: type) != nil:
+            return extendedExistentialMetatypeName(of: type) ?? ""
+        case metatypeKind:
+            // Spelled from its instance type: the runtime can't print the metatype of a protocol with
+            // primary associated types, `(any Store<User>).Type`, (see `TypeName+ExtendedExistential`).
+            let instance = describe(
+                unsafeBitCast(
+                    unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UnsafeRawPointer.self),
+                    to: Any.Type.self))
+            return needsParentheses(instance) || instance.contains(" & ") ? "(\(instance)).Type" : "\(instance).Type"
         case existentialKind, extendedExistentialKind:
+            let name = qualifiedName(of: type)
             // `Any` and `AnyObject` are spelled without `any` in practice.
             if name == "Any" || name == "AnyObject" || name.hasPrefix("any ") { return name }
             return "any \(name)"
         case existentialMetatypeKind:
-            // Spelled from its instance type (the word after its kind): the reflected `Any.Type` would
-            // lose `Any` as if it were a module's name. (Found by hunt 25B: "any Type".)
+            // Spelled from its instance type (the word after its kind), never reflected whole: the
+            // reflected `Any.Type` would lose `Any` as if it were a module's name (found by hunt 25B:
+            // "any Type"), and reflecting the metatype of a protocol with primary associated types
+            // (`any Store<User>.Type`) crashes the Swift 6.3 runtime (found by hunt 28B).
             let instance = describe(
                 unsafeBitCast(
                     unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UnsafeRawPointer.self),
                     to: Any.Type.self))
             if instance == "Any" || instance == "AnyObject" { return "\(instance).Type" }
-            if instance.hasPrefix("any ") {
-                let protocols = instance.dropFirst(4)
-                return protocols.contains("&") ? "any (\(protocols)).Type" : "any \(protocols).Type"
-            }
-            return name.hasPrefix("any ") ? name : "any \(name)"
+            let protocols = instance.hasPrefix("any ") ? instance.dropFirst(4) : Substring(instance)
+            return protocols.contains("&") ? "any (\(protocols)).Type" : "any \(protocols).Type"
         default:
-            return name
+            return qualifiedName(of: type)
         }
     }
 
@@ -100,30 +110,8 @@ enum TypeName {
             while position < text.count, isNameCharacter(text[position]) { position += 1 }
             var name = String(text[start..<position])
             if position < text.count, text[position] == "<" {
-                position += 1
-                var arguments: [String] = []
-                var current = ""
-                var depth = 0
-                while position < text.count, depth > 0 || text[position] != ">" {
-                    switch text[position] {
-                    case "," where depth == 0:
-                        arguments.append(current.trimmingSpaces())
-                        current = ""
-                        position += 1
-                    case "(":
-                        depth += 1
-                        current += element()
-                    case ")":
-                        depth -= 1
-                        current += element()
-                    default:
-                        current += element()
-                    }
-                }
-                // The closing ">".
-                position += 1
-                arguments.append(current.trimmingSpaces())
-                return sugared(name, arguments) + suffix()
+                let generic = sugared(name, arguments()) + suffix()
+                return composed(generic, at: start)
             }
             // `Store.Protocol`, `Store.Type`: the metatype's suffix, read with the name.
             var member = ""
@@ -145,11 +133,46 @@ enum TypeName {
             if keywords.contains(name) { return name }
             if TypeName.isProtocol(named: name), !followsAnyOrComposition(start) {
                 name = "any " + name
+                return name + member
             }
-            return name + member
+            return composed(name + member, at: start)
         }
 
-        /// What follows a type's generic arguments or a name: `.Type`, `.Protocol`, or nested names.
+        /// A generic argument list, from its `<` to its `>`: each argument rewritten. Commas inside
+        /// parentheses (a tuple's, a function's) and braces (a parameter pack's, `Pack{Int, String}`)
+        /// separate nothing here; a nested type's own arguments are read by `element`.
+        private mutating func arguments() -> [String] {
+            // The opening "<".
+            position += 1
+            var arguments: [String] = []
+            var current = ""
+            var depth = 0
+            while position < text.count, depth > 0 || text[position] != ">" {
+                switch text[position] {
+                case "," where depth == 0:
+                    arguments.append(current.trimmingSpaces())
+                    current = ""
+                    position += 1
+                case "(", "{":
+                    depth += 1
+                    current += element()
+                case ")", "}":
+                    depth -= 1
+                    current += element()
+                default:
+                    current += element()
+                }
+            }
+            // The closing ">".
+            position += 1
+            arguments.append(current.trimmingSpaces())
+            return arguments
+        }
+
+        /// What follows a type's generic arguments: `.Type`, `.Protocol`, or nested names, each with its
+        /// own generic arguments (`Outer<Int>.Inner<String>`). (Found by hunt 28B: `Inner`'s arguments
+        /// were read as the enclosing type's, so `Box<Outer<Int>.Inner<String>?>` was spelled
+        /// `Box<Outer<Int>.Inner<String?>>`.)
         private mutating func suffix() -> String {
             var result = ""
             while position < text.count, text[position] == "." {
@@ -159,8 +182,20 @@ enum TypeName {
                     position += 1
                 }
                 result += String(text[start..<position])
+                if position < text.count, text[position] == "<" {
+                    result += "<\(arguments().joined(separator: ", "))>"
+                }
             }
             return result
+        }
+
+        /// `name`, with `any` before it when it is a composition's first member that is not a protocol
+        /// (`any Base & Audited`, a class constraint first), which the runtime spells without `any`.
+        /// (Found by hunt 28B: `Box<any Base & Audited>` was spelled `Box<Base & Audited>`.)
+        private func composed(_ name: String, at start: Int) -> String {
+            let next = position + 3 <= text.count ? String(text[position..<position + 3]) : ""
+            guard next == " & ", !followsAnyOrComposition(start) else { return name }
+            return "any " + name
         }
 
         /// Whether the name at `start` already has `any` before it, or is a later member of a
@@ -180,7 +215,19 @@ enum TypeName {
             case ("Swift.Dictionary", 2):
                 return "[\(arguments[0]): \(arguments[1])]"
             default:
-                return "\(name)<\(arguments.joined(separator: ", "))>"
+                if arguments.allSatisfy({ $0.hasPrefix("Self.") && $0.contains(" == ") }) {
+                    // A protocol's primary associated types, which the runtime spells as constraints
+                    // (`any Store<Self.Store.Element == User>`). (Found by hunt 28B.)
+                    let values = arguments.map { TypeName.constrainedValue(of: $0) }
+                    return "\(name)<\(values.joined(separator: ", "))>"
+                }
+                // A parameter pack's elements, which the runtime wraps (`Pack{Int, String}`), are the
+                // type's arguments in source. (Found by hunt 28B.)
+                let unpacked = arguments.map { argument in
+                    argument.hasPrefix("Pack{") && argument.hasSuffix("}")
+                        ? String(argument.dropFirst(5).dropLast()) : argument
+                }
+                return "\(name)<\(unpacked.joined(separator: ", "))>"
             }
         }
 
@@ -202,13 +249,22 @@ enum TypeName {
         if let known = protocolNames.withLock({ $0[qualified] }) { return known }
         let parts = qualified.split(separator: ".")
         var answer = false
-        if parts.count == 2 {
-            let prefix = "\(parts[0].utf8.count)\(parts[0])\(parts[1].utf8.count)\(parts[1])"
-            if let type = _typeByName(prefix + "P"),
-                [existentialKind, extendedExistentialKind].contains(metadataKind(of: type)),
-                _typeByName(prefix + "V") == nil, _typeByName(prefix + "C") == nil, _typeByName(prefix + "O") == nil
-            {
-                answer = true
+        // `Module.Name`, or a protocol nested in types (`Module.Billing.Gateway`), whose mangled name
+        // spells each enclosing type's kind: each is tried. (Found by hunt 28B: nested protocols lost
+        // their `any`.) Three levels of nesting at most, 9 lookups.
+        if (2...4).contains(parts.count) {
+            let mangled = parts.map { "\($0.utf8.count)\($0)" }
+            var contexts = [mangled[0]]
+            for enclosing in mangled.dropFirst().dropLast() {
+                contexts = contexts.flatMap { context in ["V", "C", "O"].map { context + enclosing + $0 } }
+            }
+            let last = mangled[mangled.count - 1]
+            answer = contexts.contains { context in
+                let prefix = context + last
+                guard let type = _typeByName(prefix + "P") else { return false }
+                return [existentialKind, extendedExistentialKind].contains(metadataKind(of: type))
+                    && _typeByName(prefix + "V") == nil && _typeByName(prefix + "C") == nil
+                    && _typeByName(prefix + "O") == nil
             }
         }
         protocolNames.withLock { $0[qualified] = answer }
@@ -216,6 +272,19 @@ enum TypeName {
     }
 
     private static let protocolNames = Locked<[String: Bool]>([:])
+
+    /// The type after ` == ` in a same-type constraint (`Self.Store.Element == User`); the whole text
+    /// without one.
+    fileprivate static func constrainedValue(of constraint: String) -> String {
+        let characters = Array(constraint)
+        for index in characters.indices.dropLast(3)
+        where characters[index] == " " && characters[index + 1] == "=" && characters[index + 2] == "="
+            && characters[index + 3] == " "
+        {
+            return String(characters[(index + 4)...])
+        }
+        return constraint
+    }
 
     /// `reflected` with the first component of each dotted name removed: the runtime spells every
     /// nominal type, generic arguments included, from its module (`Swift.Array<Shop.Item>.Type`).

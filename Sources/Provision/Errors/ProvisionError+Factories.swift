@@ -104,10 +104,17 @@ extension ProvisionError {
             code: .duplicateBinding,
             key: key,
             message: "\(key) is bound twice: \(reason)",
-            hint: hint,
+            hint: ArgumentConversion.isExistential(key.type) ? hint + markerProtocolNote : hint,
             location: location
         )
     }
+
+    /// Why two bindings of an existential written differently in source can be one key. (Found by hunt
+    /// 28B: `any Logger` and `any Logger & Sendable` were reported as one type bound twice, with no word
+    /// of why.)
+    private static let markerProtocolNote =
+        "; `Sendable` and other marker protocols don't exist at run time, so `any P & Sendable` and `any P` "
+        + "are one key: bind one of them, or tell them apart with a name (`named:`)"
 
     /// Two modules of one injector bind `key`, and the later binding is not an override.
     static func duplicateBinding(
