@@ -172,7 +172,10 @@ struct Hunt24AHandleTests {
             }
         }
         #expect(finished)
-        #expect(flaky.successCount == 1)
+        // Every thread may have waited for the failing first build and inherited its failure: then the
+        // singleton is built by the request after the race. (A 1-in-several-hundred race in the test.)
+        #expect(flaky.successCount <= 1)
+        #expect(flaky.successCount == (results.withLock { $0.isEmpty } ? 0 : 1))
         #expect(Set(results.withLock { $0 }).count <= 1)
         #expect(failures.withLock { $0 }.allSatisfy { $0 == .factoryFailed })
         #expect(results.withLock { $0.count } + failures.withLock { $0.count } == threads)
