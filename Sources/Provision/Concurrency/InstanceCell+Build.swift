@@ -88,7 +88,7 @@ extension InstanceCell {
         }
         announcePublishing()
         if let refused = publish(value) {
-            finish(.failed(refused), gate: gate, in: host)
+            finish(.failed(refused.withOwnStorage()), gate: gate, in: host)
             throw refused
         }
         finish(.built, gate: gate, in: host)
@@ -117,7 +117,8 @@ extension InstanceCell {
         if box.load(ordering: .acquiring) != 0 {
             finish(.built, gate: gate, in: host)
         } else {
-            finish(.failed(builderOutcome(of: error)), gate: gate, in: host)
+            // The gate's own copy: the builder's thread goes on with its error (see `withOwnStorage`).
+            finish(.failed(builderOutcome(of: error).withOwnStorage()), gate: gate, in: host)
         }
     }
 
@@ -184,7 +185,8 @@ extension InstanceCell {
         switch error.code {
         case .cancelled: return nil
         case .requiresAsync where waitsAsynchronously && !gate.isAsync: return nil
-        default: return error
+        // Each waiter's own copy, never the gate's (see `ProvisionError.withOwnStorage`).
+        default: return error.withOwnStorage()
         }
     }
 

@@ -176,6 +176,18 @@ public struct ProvisionError: Error, Equatable, CustomStringConvertible {
         BindingKey.path(path)
     }
 
+    /// This error with storage of its own, which no other thread can hold: for an error handed from one
+    /// thread to another (a failed singleton build's outcome, inherited by the requests that waited for
+    /// it). ``prepending(_:)`` appends in place to storage it holds alone, and whether it does is a
+    /// reference count, which orders nothing between threads: a thread that had just read the path and
+    /// dropped its copy would race with the append. (Found by ThreadSanitizer in CI: a cross-thread
+    /// cycle's error, described by the builder's thread while a waiter prepended its key.)
+    func withOwnStorage() -> ProvisionError {
+        var copy = self
+        copy.storage = storage.copy()
+        return copy
+    }
+
     /// Returns this error with `key` recorded as the request that led to it.
     @usableFromInline
     consuming func prepending(_ key: BindingKey) -> ProvisionError {
