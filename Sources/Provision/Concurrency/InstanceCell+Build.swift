@@ -81,15 +81,14 @@ extension InstanceCell {
     /// Throws `shutDown` when the instance was refused (see ``publish(_:)``): the build fails, for its
     /// waiters too.
     private func finish(built value: T, gate: SingletonGate, in host: any GateHost) throws(ProvisionError) {
-        // Published already by an observed build (see `publishWithinBuild`).
-        if box.load(ordering: .acquiring) != 0 {
-            finish(.built, gate: gate, in: host)
-            return
-        }
-        announcePublishing()
-        if let refused = publish(value) {
-            finish(.failed(refused.withOwnStorage()), gate: gate, in: host)
-            throw refused
+        // An observed build published it already (see `publishWithinBuild`).
+        if box.load(ordering: .acquiring) == 0 {
+            do throws(ProvisionError) {
+                try publishWithinBuild(value)
+            } catch {
+                finish(.failed(error.withOwnStorage()), gate: gate, in: host)
+                throw error
+            }
         }
         finish(.built, gate: gate, in: host)
     }
