@@ -79,6 +79,38 @@ public struct BindingBuilder<T> {
         binder.setRecipe(Recipe.asyncClosure(provider), at: index)
         return ScopeBuilder(binder: binder, index: index)
     }
+
+    /// Binds to an `async` function (usually an initializer) whose parameters are resolved from the
+    /// injector: for services whose construction awaits, such as a connection pool that connects.
+    ///
+    /// ```swift
+    /// final class Pool: Sendable {
+    ///     init(config: DatabaseConfig) async throws { /* connects */ }
+    /// }
+    ///
+    /// binder.bind(Pool.self).to(Pool.init(config:)).in(.singleton)
+    /// ```
+    ///
+    /// As with a synchronous constructor binding, each parameter is resolved as the unnamed binding of
+    /// its type, and the parameter types are the binding's declared dependencies: a missing one is
+    /// reported by the first request, and by ``Injector/validate()``. As with an async closure binding,
+    /// resolve it (and anything that depends on it) with `try await injector.get(...)`; a synchronous
+    /// request throws ``ProvisionError/Code/requiresAsync`` until a singleton is built (for example by
+    /// ``Injector/start()``). If `factory` throws, the request fails with
+    /// ``ProvisionError/Code/factoryFailed``.
+    ///
+    /// A synchronous function takes the synchronous forms, which a synchronous request can build.
+    ///
+    /// - Parameter factory: Builds the value from its dependencies; runs with no lock held.
+    /// - Returns: A builder to set the binding's scope (transient by default).
+    @inlinable
+    @discardableResult
+    public func to<each Dependency>(
+        _ factory: @escaping @Sendable (repeat consuming each Dependency) async throws -> T
+    ) -> ScopeBuilder<T> {
+        binder.setRecipe(Recipe.asyncConstructor(factory), at: index)
+        return ScopeBuilder(binder: binder, index: index)
+    }
 }
 
 extension BindingBuilder where T: Sendable {
