@@ -67,7 +67,9 @@ enum TypeName {
     static func qualifiedName(of type: any Any.Type) -> String {
         let reflected = String(reflecting: type)
         guard reflected.contains("."), !reflected.contains("(unknown context at "), !reflected.contains(" in _") else {
-            return String(describing: type)
+            // Rewritten too, for the parameters' ownership (`sending`, not `sending __owned`).
+            var rewriter = Rewriter(String(describing: type))
+            return rewriter.rewrite()
         }
         // A type inside another (a generic argument, a tuple's or function's, a metatype's): the runtime
         // spells `Repository<any Store>` as `Repository<Store>` and `Lazy<[Int?]>` as
@@ -130,12 +132,25 @@ enum TypeName {
             if member.hasPrefix(".Protocol"), TypeName.isProtocol(named: name) {
                 return "(any \(name)).Type" + member.dropFirst(".Protocol".count)
             }
+            if name == "__owned" || name == "__shared" { return ownership(name, at: start) }
             if keywords.contains(name) { return name }
             if TypeName.isProtocol(named: name), !followsAnyOrComposition(start) {
                 name = "any " + name
                 return name + member
             }
             return composed(name + member, at: start)
+        }
+
+        /// A parameter's ownership as source spells it: the runtime prints a `consuming` parameter as
+        /// `__owned`, a `borrowing` one (of an initializer) as `__shared`, and a `sending` one as
+        /// `sending __owned`, where `sending` says it all. (Found by hunt 29B.)
+        private mutating func ownership(_ keyword: String, at start: Int) -> String {
+            guard keyword == "__owned" else { return "borrowing" }
+            let before = start >= 8 ? String(text[(start - 8)..<start]) : ""
+            guard before == "sending " else { return "consuming" }
+            // The space after `__owned` goes with it.
+            if position < text.count, text[position] == " " { position += 1 }
+            return ""
         }
 
         /// A generic argument list, from its `<` to its `>`: each argument rewritten. Commas inside
@@ -231,7 +246,7 @@ enum TypeName {
             }
         }
 
-        private let keywords: Set<String> = ["any", "some", "throws", "async", "inout", "__owned", "__shared"]
+        private let keywords: Set<String> = ["any", "some", "throws", "async", "inout", "sending", "isolated"]
 
         private func isNameStart(_ character: Character) -> Bool {
             character.isLetter || character == "_" || character == "$"
@@ -262,9 +277,11 @@ enum TypeName {
             answer = contexts.contains { context in
                 let prefix = context + last
                 guard let type = _typeByName(prefix + "P") else { return false }
+                // A lookup by another kind finds no other type (the runtime answers some of them, such
+                // as `5Swift5ActorV`, with the protocol itself: found by hunt 29B, where
+                // `isolated (any Actor)?` lost its `any`).
                 return [existentialKind, extendedExistentialKind].contains(metadataKind(of: type))
-                    && _typeByName(prefix + "V") == nil && _typeByName(prefix + "C") == nil
-                    && _typeByName(prefix + "O") == nil
+                    && ["V", "C", "O"].allSatisfy { kind in _typeByName(prefix + kind).map { $0 == type } ?? true }
             }
         }
         protocolNames.withLock { $0[qualified] = answer }
