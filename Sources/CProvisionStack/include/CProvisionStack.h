@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CProvisionRetain.h"
+
 /// The calling thread's stack, [low, high): read once per thread by the first check on it. `high` is 0
 /// when the bounds are unknown (the platform doesn't say, or reading them failed).
 struct c_provision_stack_bounds {
