@@ -34,12 +34,16 @@ final class WeakInjector: Sendable {
     }
 
     deinit {
-        c_provision_unowned_release(UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped)
+        c_provision_unowned_release(object)
+    }
+
+    /// The injector's object, unretained: valid memory for as long as this reference lives.
+    @inlinable var object: UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
     }
 
     /// The injector, retained; `nil` once its last strong reference is gone.
     @inlinable var value: Injector? {
-        let object = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
         guard c_provision_try_retain(object) else { return nil }
         return Unmanaged<Injector>.fromOpaque(object).takeRetainedValue()
     }
